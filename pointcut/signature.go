@@ -1,0 +1,54 @@
+package pointcut
+
+// Signature is the plain description of one Go function or method that the matcher
+// works on. The rewriter fills it from go/types at build time; the monitor rebuilds it
+// from probe metadata at run time, so one matcher serves both.
+//
+// Type strings are written the way Go source writes them, with package-qualified
+// names using the full import path: "int", "[]byte", "error", "context.Context" is
+// written "context.Context" (the path of a std package is its name), a type from
+// another module "example.com/shop/model.Owner", a pointer "*example.com/shop/model.Owner".
+type Signature struct {
+	// Package is the import path of the declaring package, e.g. "example.com/shop/repo".
+	// For the main package it is the import path the go command uses ("main" only for
+	// command-line files).
+	Package string
+	// Recv is the receiver's base type name without pointer or type parameters
+	// ("Store" for func (s *Store[K]) ...); empty for plain functions.
+	Recv string
+	// RecvPtr reports a pointer receiver.
+	RecvPtr bool
+	// Name is the function or method name. Function literals are not probed.
+	Name string
+	// Params and Results are the parameter and result types in order. A variadic last
+	// parameter is written "...T".
+	Params  []string
+	Results []string
+	// File and Line locate the declaration (file is the base name as the user wrote it
+	// or the path relative to the module root when known).
+	File string
+	Line int
+	// Flags holds the Go-specific facts predicates test.
+	Flags Flags
+}
+
+// Flags are facts about a function that pointcut predicates can test.
+type Flags uint32
+
+const (
+	// Exported: the name starts with an upper-case letter.
+	Exported Flags = 1 << iota
+	// Method: has a receiver.
+	Method
+	// Generic: the function has type parameters, or is a method of a generic type.
+	Generic
+	// Variadic: the last parameter is variadic.
+	Variadic
+	// ReturnsError: the last result is of type error.
+	ReturnsError
+	// Test: declared in a _test.go file.
+	Test
+)
+
+// Has reports whether all of want are set.
+func (f Flags) Has(want Flags) bool { return f&want == want }

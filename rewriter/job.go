@@ -1,0 +1,36 @@
+package rewriter
+
+// CompileJob is one `compile` invocation seen by the toolexec proxy, in the form the
+// instrumenter needs. The proxy (toolexec.go) builds it from the compiler's argv; the
+// instrumenter (instrument.go) edits Files and records the imports it added; the
+// proxy then rewrites argv and resolves export data for AddedImports.
+type CompileJob struct {
+	// ImportPath is the -p value ("example.com/shop/repo", "main", "runtime").
+	ImportPath string
+	// TestVariant is the text in brackets of a test variant's TOOLEXEC_IMPORTPATH
+	// ("p [p.test]" → "p.test"); empty for a plain package.
+	TestVariant string
+	// Files are the .go source files in argv order. The instrumenter may replace an
+	// entry with a rewritten copy written under WorkDir, and may append new files.
+	Files []string
+	// WorkDir is a private directory for rewritten files (inside the build's $WORK,
+	// or TIGRIS_KEEP when set); it exists when the instrumenter runs.
+	WorkDir string
+	// Lang is the -lang value ("go1.22"), empty when absent.
+	Lang string
+	// Std reports the -std flag (compiling a standard library package).
+	Std bool
+	// Complete reports the -complete flag. The instrumenter clears it when it adds a
+	// body-less declaration.
+	Complete bool
+	// ImportCfg maps import paths to export data files, as read from -importcfg
+	// (packagefile lines) and importmap lines applied.
+	ImportCfg map[string]string
+	// ImportMap holds the importmap lines of the importcfg (source path → actual).
+	ImportMap map[string]string
+	// AddedImports are import paths the instrumenter introduced; the proxy makes sure
+	// each one (and its dependencies) has a packagefile line.
+	AddedImports []string
+	// Log receives one line per match decision when the user asked for it; may be nil.
+	Log func(format string, args ...any)
+}

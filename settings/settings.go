@@ -1,0 +1,118 @@
+// Package settings holds the run-time part of the tigris configuration: what an
+// instrumented program needs to know when it starts. It imports only std so the
+// monitor that user binaries carry can use it.
+//
+// The build-time loader (package config) reads tigris.yaml, validates it and fills a
+// Runtime value; the rewriter embeds that value as JSON in the instrumented main
+// package; at start the monitor decodes it and applies TIGRIS_* environment
+// overrides with ApplyEnv.
+package settings
+
+import "time"
+
+// Mode is a probe mode.
+type Mode string
+
+const (
+	Off    Mode = "off"
+	Coarse Mode = "coarse"
+	Fine   Mode = "fine"
+)
+
+// Runtime is the run-time configuration. The zero value is not useful; start from
+// Default.
+type Runtime struct {
+	// Mode is the default mode of every probe not matched by a rule.
+	Mode Mode `json:"mode"`
+	// Rules are ordered (pointcut pattern → mode) rules; the last match wins.
+	Rules []Rule `json:"rules,omitempty"`
+	// Sampling is the share of fine-mode calls recorded, in [0,1].
+	Sampling float64 `json:"sampling"`
+	// Summaries enables argument/result size summaries in fine records.
+	Summaries bool     `json:"summaries,omitempty"`
+	Analysis  Analysis `json:"analysis"`
+	Writer    Writer   `json:"writer"`
+	Admin     Admin    `json:"admin"`
+}
+
+// Rule switches every probe matching Pattern (a pointcut expression) to Mode.
+type Rule struct {
+	Pattern string `json:"pattern"`
+	Mode    Mode   `json:"mode"`
+}
+
+// Analysis configures the two-phase analyzer.
+type Analysis struct {
+	Enabled bool `json:"enabled"`
+	// Criteria is the TigrisDSL relevance filter.
+	Criteria string `json:"criteria,omitempty"`
+	// Metrics maps a criterion name (frequent, expensive, ...) to the metric backing it.
+	Metrics  map[string]string `json:"metrics,omitempty"`
+	Interval Duration          `json:"interval"`
+	// Window is how much history the statistics cover; 0 means one interval.
+	Window Duration `json:"window,omitempty"`
+	// Budget is the overhead budget as a share of CPU time (0.02 = 2 %); 0 disables it.
+	Budget float64 `json:"budget,omitempty"`
+}
+
+// WriterMode selects where fine records go.
+type WriterMode string
+
+const (
+	WriterAsync WriterMode = "async"
+	WriterSync  WriterMode = "sync"
+	WriterNull  WriterMode = "null" // discard (MooBench's collecting run)
+)
+
+// OnFull is what an async writer does when its queue is full.
+type OnFull string
+
+const (
+	Drop  OnFull = "drop"
+	Block OnFull = "block"
+)
+
+// Writer configures the fine-record writer.
+type Writer struct {
+	Mode WriterMode `json:"mode"`
+	// Path is the output file pattern; {binary}, {pid} and {time} are expanded.
+	Path   string   `json:"path"`
+	Queue  int      `json:"queue"`
+	OnFull OnFull   `json:"onFull"`
+	Rotate int64    `json:"rotate,omitempty"` // bytes; 0 = never
+	Flush  Duration `json:"flush"`
+}
+
+// Admin configures the admin HTTP endpoint; an empty Listen disables it.
+type Admin struct {
+	Listen string `json:"listen,omitempty"`
+	Token  string `json:"token,omitempty"`
+}
+
+// Duration is a time.Duration that encodes as a Go duration string in JSON.
+type Duration time.Duration
+
+// Default returns the configuration used where tigris.yaml is silent.
+func Default() Runtime {
+	return Runtime{
+		Mode:     Coarse,
+		Sampling: 1,
+		Analysis: Analysis{
+			Enabled:  false,
+			Criteria: "(more frequent ∪ most expensive) ∩ least changeable",
+			Metrics: map[string]string{
+				"frequent":   "count",
+				"expensive":  "mean-time",
+				"changeable": "result-size-sd",
+			},
+			Interval: Duration(2 * time.Minute),
+		},
+		Writer: Writer{
+			Mode:   WriterAsync,
+			Path:   "tigris-out/{binary}-{pid}.tgr",
+			Queue:  1 << 16,
+			OnFull: Drop,
+			Flush:  Duration(time.Second),
+		},
+	}
+}

@@ -1,0 +1,51 @@
+package writer
+
+// Record is one fine-mode call: the content of Kieker's OperationExecutionRecord for
+// one execution of one probe. A call is one record written at exit (not a before/after
+// pair): it halves the records per call, and the order index EOI and stack depth ESS,
+// both taken at entry, are enough to rebuild the call tree (docs/trace-format.md).
+//
+// Record is a fixed value type: producers pass it by value or pointer and the writer
+// copies it, so a Record must not be retained by a Sink after Write returns.
+type Record struct {
+	Probe uint32 // probe id, defined earlier in the stream by a ProbeDef
+	Flags Flags  // error / panic / sampled-root facts
+	EOI   uint32 // execution order index within the trace, assigned at entry
+	ESS   uint32 // execution stack size (depth) within the trace at entry
+	Trace uint64 // trace id, unique within the stream
+	GID   uint64 // goroutine id
+	TIn   int64  // entry, monotonic ns since the stream's clock base
+	TOut  int64  // exit, monotonic ns since the stream's clock base
+	// Size is the optional summary of the first non-error result (len or value);
+	// meaningful only when Flags has FlagSize.
+	Size int64
+}
+
+// Flags describe how a call ended and which optional fields are set.
+type Flags uint8
+
+const (
+	FlagError Flags = 1 << iota // the call returned a non-nil error
+	FlagPanic                   // the call ended by panicking
+	FlagSize                    // Record.Size is set
+)
+
+// ProbeDef describes one probe once per stream, before its first Record.
+type ProbeDef struct {
+	ID        uint32
+	Signature string // human-readable Go signature, e.g. "func (*example.com/shop.Store).Find(int) (Owner, error)"
+	Package   string
+	Recv      string // receiver base type, "" for functions
+	Name      string
+	File      string
+	Line      int
+}
+
+// Sink accepts fine records. Implementations are safe for concurrent use, never
+// block unless configured to, and never allocate per record.
+type Sink interface {
+	// Define announces a probe; it is called once per probe before its records.
+	Define(ProbeDef)
+	// Write enqueues one record. It must not retain r.
+	Write(r *Record)
+}
