@@ -2,10 +2,34 @@
 // instrumented program needs to know when it starts. It imports only std so the
 // monitor that user binaries carry can use it.
 //
+// # Life of a Runtime
+//
 // The build-time loader (package config) reads tigris.yaml, validates it and fills a
-// Runtime value; the rewriter embeds that value as JSON in the instrumented main
-// package; at start the monitor decodes it and applies TIGRIS_* environment
-// overrides with ApplyEnv.
+// Runtime value; the rewriter embeds [Runtime.Encode]'s string in the instrumented
+// main package; at start the monitor calls [Decode] and then [ApplyEnv] for the
+// TIGRIS_* environment overrides (listed in [EnvVars]):
+//
+//	r, err := settings.Decode(embedded)
+//	if err == nil {
+//		err = settings.ApplyEnv(&r, os.Getenv)
+//	}
+//
+// Both leave a Runtime that passed [Runtime.Validate]. Neither checks the syntax of
+// pointcut patterns or of the TigrisDSL criteria (this package cannot import those
+// parsers); config does that at build time, the monitor must do it for values that
+// came from the environment.
+//
+// # Value syntax
+//
+// The parse helpers ([ParsePercent], [ParseSize], [ParseDuration], [ParseBool],
+// [ParseMode], [ParseWriterMode], [ParseOnFull], [ParseRules]) are shared by the
+// config file and the environment, so a value is written the same way in both
+// places. Their errors quote the value and say what is allowed, without naming the
+// setting: the caller adds the file position or the variable name.
+//
+// Values of this package are plain data: safe to copy (Rules and Metrics are shared by
+// a shallow copy; use [Runtime.Clone] before changing them) and not safe for
+// concurrent mutation.
 package settings
 
 import "time"
@@ -24,6 +48,10 @@ const (
 type Runtime struct {
 	// Mode is the default mode of every probe not matched by a rule.
 	Mode Mode `json:"mode"`
+	// Pointcuts are the named pointcuts of tigris.yaml, in file order, so the monitor
+	// can build the pointcut environment that rule patterns (and admin requests) may
+	// refer to by name.
+	Pointcuts []NamedPointcut `json:"pointcuts,omitempty"`
 	// Rules are ordered (pointcut pattern → mode) rules; the last match wins.
 	Rules []Rule `json:"rules,omitempty"`
 	// Sampling is the share of fine-mode calls recorded, in [0,1].
@@ -33,6 +61,12 @@ type Runtime struct {
 	Analysis  Analysis `json:"analysis"`
 	Writer    Writer   `json:"writer"`
 	Admin     Admin    `json:"admin"`
+}
+
+// NamedPointcut is one entry of tigris.yaml's pointcuts section.
+type NamedPointcut struct {
+	Name string `json:"name"`
+	Expr string `json:"expr"`
 }
 
 // Rule switches every probe matching Pattern (a pointcut expression) to Mode.
@@ -100,10 +134,15 @@ func Default() Runtime {
 		Analysis: Analysis{
 			Enabled:  false,
 			Criteria: "(more frequent ∪ most expensive) ∩ least changeable",
+			// The same bindings as dsl.DefaultBinding (config's tests keep them equal).
 			Metrics: map[string]string{
-				"frequent":   "count",
-				"expensive":  "mean-time",
-				"changeable": "result-size-sd",
+				"frequent":     "count",
+				"maintainable": "cyclomatic",
+				"expensive":    "mean-time",
+				"changeable":   "result-size-sd",
+				"error-prone":  "errors",
+				"concurrent":   "concurrency",
+				"latent":       "mean-time",
 			},
 			Interval: Duration(2 * time.Minute),
 		},
