@@ -1,5 +1,7 @@
 package pointcut
 
+import "strings"
+
 // Signature is the plain description of one Go function or method that the matcher
 // works on. The rewriter fills it from go/types at build time; the monitor rebuilds it
 // from probe metadata at run time, so one matcher serves both.
@@ -52,3 +54,30 @@ const (
 
 // Has reports whether all of want are set.
 func (f Flags) Has(want Flags) bool { return f&want == want }
+
+// String renders s as a Go-like declaration with full import paths, e.g.
+// "func (*example.com/shop/repo.Store).Find(context.Context, int) (*example.com/shop/model.Owner, error)"
+// or "func strings.Index(string, string) int". Type parameters are not part of a
+// Signature and are not shown.
+func (s Signature) String() string {
+	var b strings.Builder
+	b.WriteString("func ")
+	if s.Recv != "" {
+		b.WriteByte('(')
+		if s.RecvPtr {
+			b.WriteByte('*')
+		}
+		b.WriteString(s.Package + "." + s.Recv + ").")
+	} else {
+		b.WriteString(s.Package + ".")
+	}
+	b.WriteString(s.Name + "(" + strings.Join(s.Params, ", ") + ")")
+	switch len(s.Results) {
+	case 0:
+	case 1:
+		b.WriteString(" " + s.Results[0])
+	default:
+		b.WriteString(" (" + strings.Join(s.Results, ", ") + ")")
+	}
+	return b.String()
+}

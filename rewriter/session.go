@@ -1,5 +1,16 @@
 package rewriter
 
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/tigrisgo/tigris/config"
+)
+
 // SessionOptions are what the `tigris toolexec` command line and environment say.
 type SessionOptions struct {
 	// ConfigPath is the tigris.yaml to use; empty means: TIGRIS_CONFIG, else search
@@ -18,29 +29,81 @@ type SessionOptions struct {
 // The proxy creates one per process and calls Instrument for each compile.
 type Session struct {
 	opts SessionOptions
+	cfg  *config.Config // nil: no config, inactive
+	// settingsText is the run-time settings as embedded in every probe table.
+	settingsText string
 }
 
 // NewSession loads the configuration. A missing config is not an error: the session
-// is then inactive and the proxy passes everything through untouched.
+// is then inactive and the proxy passes everything through untouched. A broken
+// config is an error: nothing builds on a bad config.
 func NewSession(opts SessionOptions) (*Session, error) {
-	return &Session{opts: opts}, nil
+	s := &Session{opts: opts}
+	path := opts.ConfigPath
+	if path == "" {
+		path = os.Getenv("TIGRIS_CONFIG")
+	}
+	if path == "" {
+		found, err := config.Find(opts.Dir)
+		if err != nil {
+			return s, nil // no config anywhere up the tree
+		}
+		path = found
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	text, err := cfg.Runtime.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("encoding run-time settings: %w", err)
+	}
+	s.cfg, s.settingsText = cfg, text
+	return s, nil
 }
 
 // Active reports whether a config was found whose include can match anything. An
 // inactive session must leave every tool invocation and -V=full output untouched.
-func (s *Session) Active() bool { return false }
+func (s *Session) Active() bool { return s != nil && s.cfg != nil && s.cfg.Instrument != nil }
 
 // ConfigHash is a digest of everything in the config that changes compiler output;
 // the proxy mixes it into the -V=full fingerprint.
-func (s *Session) ConfigHash() []byte { return nil }
+func (s *Session) ConfigHash() []byte {
+	if !s.Active() {
+		return nil
+	}
+	h := sha256.New()
+	h.Write(s.cfg.Hash())
+	h.Write([]byte(s.settingsText))
+	h.Write([]byte(instrumenterVersion))
+	return h.Sum(nil)
+}
 
-// Instrument rewrites job.Files for one compile when the config matches the package,
-// and records the imports it added. It returns false when the package is left alone.
-// On any error the proxy must run the original compile unchanged (the compiler then
-// reports the user's own errors).
-func (s *Session) Instrument(job *CompileJob) (bool, error) { return false, nil }
+// instrumenterVersion changes whenever generated code changes shape, so objects
+// built by an older tigris are not reused even when the binary hash would not tell.
+const instrumenterVersion = "tigris-instrumenter-1"
 
 // MonitorPackages are the import paths the linker needs when any package of a
 // binary was instrumented; the proxy resolves their export data (with dependencies)
 // for compile and link.
-var MonitorPackages = []string{"github.com/tigrisgo/tigris/monitor"}
+var MonitorPackages = []string{monitorPath}
+
+var (
+	gorootOnce sync.Once
+	gorootDir  string
+)
+
+// runtimeGOROOT is the GOROOT of the toolchain running this build.
+func runtimeGOROOT() string {
+	gorootOnce.Do(func() {
+		if g := os.Getenv("GOROOT"); g != "" {
+			gorootDir = g
+			return
+		}
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err == nil {
+			gorootDir = strings.TrimSpace(string(out))
+		}
+	})
+	return gorootDir
+}

@@ -5,17 +5,17 @@ package writer
 // pair): it halves the records per call, and the order index EOI and stack depth ESS,
 // both taken at entry, are enough to rebuild the call tree (docs/trace-format.md).
 //
-// Record is a fixed value type: producers pass it by value or pointer and the writer
-// copies it, so a Record must not be retained by a Sink after Write returns.
+// Record is a fixed value type: producers pass it by pointer and the writer copies
+// it, so a Sink must not retain r after Write returns, and the caller may reuse it.
 type Record struct {
 	Probe uint32 // probe id, defined earlier in the stream by a ProbeDef
-	Flags Flags  // error / panic / sampled-root facts
+	Flags Flags  // error / panic facts, and which optional fields are set
 	EOI   uint32 // execution order index within the trace, assigned at entry
 	ESS   uint32 // execution stack size (depth) within the trace at entry
 	Trace uint64 // trace id, unique within the stream
 	GID   uint64 // goroutine id
-	TIn   int64  // entry, monotonic ns since the stream's clock base
-	TOut  int64  // exit, monotonic ns since the stream's clock base
+	TIn   int64  // entry, monotonic ns (runtime.nanotime); Header.Clock maps it to wall time
+	TOut  int64  // exit, same clock
 	// Size is the optional summary of the first non-error result (len or value);
 	// meaningful only when Flags has FlagSize.
 	Size int64

@@ -21,6 +21,9 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		SilenceErrors: true,
 	}
 	root.AddCommand(
+		newToolexecCmd(),
+		newGoCmd(),
+		newInitCmd(),
 		newVersionCmd(),
 	)
 	return root

@@ -1,0 +1,72 @@
+// Package bench drives MooBench, the micro-benchmark for monitoring overhead of
+// van Hoorn, Waller et al. (shared/papers/moobench-monitoring-overhead-thesis.txt,
+// ch. 6–8; DESIGN.md, "Performance targets"), for tigris and its OpenTelemetry
+// peer, and analyses the raw data it produces.
+//
+// # The experiment
+//
+// examples/moobench is the monitored application: a benchmark goroutine calls
+// monitoredMethod(methodTime, depth), which recurses depth times and busy-waits
+// methodTime once at the deepest level, and times every top-level call with two
+// reads of runtime.nanotime into a preallocated array. One source is built in
+// several ways and run in several configurations ([Variant]); each configuration
+// adds one portion of overhead to the one it is measured over (its Over):
+//
+//	config         build and run                          measures
+//	baseline       go build                               T
+//	deactivated    tigris go build, TIGRIS_MODE=off       T+I
+//	coarse         TIGRIS_MODE=coarse                     T+I+C  (coarse statistics)
+//	fine-null      TIGRIS_MODE=fine, TIGRIS_WRITER=null   T+I+C  (fine record, discarded)
+//	fine-async     TIGRIS_MODE=fine, TIGRIS_WRITER=async  T+I+C+W
+//	fine-sync      TIGRIS_MODE=fine, TIGRIS_WRITER=sync   T+I+C+W
+//	otel           examples/moobench-otel                 T+span (the peer)
+//	otel-blocking  the same with -otel-blocking           T+span (optional, WithOTelBlocking)
+//
+// The OpenTelemetry SDK's batch processor drops spans when its queue is full
+// (its default); under stress most spans are dropped, so otel measures mostly the
+// cost of a dropped span. otel-blocking exports every span, as tigris writes
+// every record.
+//
+// Every top-level call makes depth monitored calls, so a portion per monitored
+// call is the difference of two configurations divided by depth. Each portion is
+// also given as a multiple of the cost of two monotonic clock reads measured by
+// the same processes (the yardstick of DESIGN.md's targets), and each
+// configuration's total overhead as a ratio to the peer's.
+//
+// # Statistics
+//
+// As in the thesis (sections 3.4 and 8.4, R13), statistics are computed from the
+// raw data over all measurements of all runs of a configuration after the
+// warm-up share of every run (and every benchmark goroutine) is discarded: the
+// mean with its 95 % confidence interval (z = 1.96 for n ≥ 30, Student's t below),
+// the median, the quartiles as medians of the lower and upper half (the middle
+// value excluded when n is odd), the minimum and the maximum. The per-run means
+// are kept as well, to spot a run that went wrong.
+//
+// # Driving
+//
+// A [Plan] names the binaries to build, the configurations to run and the
+// experiments (parameter sets). [Driver.Run] builds every binary once into a
+// temporary directory, runs every configuration Runs times in fresh processes,
+// interleaved (run 1 of every configuration, then run 2, ...), keeps the raw data
+// files under its directory and returns [Results]. How a binary is built is a
+// [BuildFunc]: [GoBuild] builds a directory with the go command (the baseline,
+// and the OpenTelemetry peer in its own module), [TigrisBuild] through
+// `tigris go build`.
+//
+//	d := &bench.Driver{Dir: "moobench-results", Progress: os.Stderr}
+//	res, err := d.Run(ctx, bench.QuickPlan(root, bench.TigrisBuild(tigrisExe, root)))
+//	...
+//	sum, err := bench.Summarize(res)
+//	bench.WriteTable(os.Stdout, sum)
+//
+// bench/cmd/moobench is a command around exactly that.
+//
+// # Output
+//
+// [WriteRawCSV] (experiment, config, run, goroutine, call, warmup, ns: every
+// measurement, warm-up included), [WriteJSON] (the [Summary]), [WriteTable] (a
+// terminal table in the style of the thesis' Table 11.1 plus the portions) and
+// [WriteSVG] (one bar per configuration, stacked T/I/C/W segments of the medians,
+// as in the thesis' figures).
+package bench

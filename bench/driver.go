@@ -1,0 +1,331 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Driver builds and runs a [Plan]: MooBench's External Controller. The zero value
+// is not usable: Dir is required. A Driver runs one plan at a time.
+type Driver struct {
+	// Dir receives the primary data, which is kept: raw/<experiment>/<config>/
+	// run-NN.bin and logs/<experiment>/<config>/run-NN.log. It is created if
+	// missing; files of an earlier plan with the same names are overwritten.
+	Dir string
+	// Progress receives one line per build and per run; nil discards them.
+	Progress io.Writer
+	// KeepScratch keeps every run's scratch directory (its trace files) under
+	// Dir/scratch instead of removing it after the run.
+	KeepScratch bool
+}
+
+// Results are what a plan's runs produced. The timings stay in the raw data
+// files; RunData.Load reads them.
+type Results struct {
+	Plan    Plan          `json:"plan"`
+	Env     Environment   `json:"env"`
+	Builds  []BuildResult `json:"builds"`
+	Runs    []RunData     `json:"runs"` // in the order they ran
+	Started time.Time     `json:"started"`
+	Ended   time.Time     `json:"ended"`
+}
+
+// BuildResult describes one built binary.
+type BuildResult struct {
+	Binary   string        `json:"binary"`
+	Duration time.Duration `json:"durationNs"`
+	Size     int64         `json:"size"`
+}
+
+// Environment describes the machine, for the report (thesis, R14).
+type Environment struct {
+	GoVersion string  `json:"goVersion"`
+	GOOS      string  `json:"goos"`
+	GOARCH    string  `json:"goarch"`
+	NumCPU    int     `json:"numCPU"`
+	CPU       string  `json:"cpu,omitempty"`
+	Kernel    string  `json:"kernel,omitempty"`
+	LoadAvg   float64 `json:"loadAvg"` // 1-minute load average when the plan started
+}
+
+// RunsOf returns the runs of one configuration in one experiment, in run order.
+func (r *Results) RunsOf(experiment, variant string) []*RunData {
+	var out []*RunData
+	for i := range r.Runs {
+		if r.Runs[i].Experiment == experiment && r.Runs[i].Variant == variant {
+			out = append(out, &r.Runs[i])
+		}
+	}
+	return out
+}
+
+// Run validates p, builds its binaries into a temporary directory, and runs
+// every configuration of every experiment Runs times in fresh processes,
+// interleaved: run 1 of every configuration in plan order, then run 2, and so on.
+// It stops at the first failure and returns what it has so far with the error.
+func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if d.Dir == "" {
+		return nil, fmt.Errorf("driver: no results directory")
+	}
+	progress := d.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	res := &Results{Plan: p, Env: environment(), Started: time.Now()}
+	defer func() { res.Ended = time.Now() }()
+	bin, err := os.MkdirTemp("", "moobench-bin-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(bin)
+
+	used := map[string]bool{}
+	for _, v := range p.Variants {
+		used[v.Binary] = true
+	}
+	exes := map[string]string{}
+	for _, b := range p.Binaries {
+		if !used[b.Name] {
+			continue
+		}
+		exe := filepath.Join(bin, b.Name)
+		if runtime.GOOS == "windows" {
+			exe += ".exe"
+		}
+		t0 := time.Now()
+		if err := b.Build(ctx, exe); err != nil {
+			return res, fmt.Errorf("building %s: %w", b.Name, err)
+		}
+		br := BuildResult{Binary: b.Name, Duration: time.Since(t0)}
+		if fi, err := os.Stat(exe); err == nil {
+			br.Size = fi.Size()
+		}
+		res.Builds = append(res.Builds, br)
+		exes[b.Name] = exe
+		fmt.Fprintf(progress, "build %-8s %6.1fs  %5.1f MB\n", b.Name, br.Duration.Seconds(), float64(br.Size)/1e6)
+	}
+
+	total, done := 0, 0
+	for _, e := range p.Experiments {
+		total += e.Params.Runs * len(p.Variants)
+	}
+	for _, e := range p.Experiments {
+		for run := 1; run <= e.Params.Runs; run++ {
+			for i := range p.Variants {
+				v := &p.Variants[i]
+				if p.Pause > 0 {
+					select {
+					case <-ctx.Done():
+						return res, ctx.Err()
+					case <-time.After(p.Pause):
+					}
+				}
+				rd, err := d.runOnce(ctx, exes[v.Binary], e, v, run)
+				if err != nil {
+					return res, err
+				}
+				done++
+				line := runLine(rd, e.Params)
+				rd.Timings = nil // Summarize reads them again, one configuration at a time
+				res.Runs = append(res.Runs, *rd)
+				fmt.Fprintf(progress, "[%d/%d] %s run %d/%d %-12s %s\n", done, total, e.Name, run, e.Params.Runs, v.Name, line)
+			}
+		}
+	}
+	return res, nil
+}
+
+// runLine summarises a run for the progress output; rd's timings are loaded.
+func runLine(rd *RunData, q Params) string {
+	steady := rd.AppendSteady(nil, q.Warmup)
+	s := Compute(steady)
+	line := fmt.Sprintf("median %s mean %s per call (%s per monitored call), clock pair %.1f ns, wall %.1fs, load %.1f",
+		fmtNs(s.Median), fmtNs(s.Mean), fmtNs(s.Median/float64(q.Depth)), rd.ClockPairNs, rd.Wall.Seconds(), rd.LoadAvg)
+	for _, n := range rd.Notes {
+		line += "\n    " + n
+	}
+	return line
+}
+
+func (d *Driver) runOnce(ctx context.Context, exe string, e Experiment, v *Variant, run int) (*RunData, error) {
+	q := e.Params
+	rel := filepath.Join(e.Name, v.Name, fmt.Sprintf("run-%02d", run))
+	raw := filepath.Join(d.Dir, "raw", rel+".bin")
+	logf := filepath.Join(d.Dir, "logs", rel+".log")
+	for _, f := range []string{raw, logf} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	var scratch string
+	var err error
+	if d.KeepScratch {
+		scratch = filepath.Join(d.Dir, "scratch", rel)
+		err = os.MkdirAll(scratch, 0o755)
+	} else {
+		scratch, err = os.MkdirTemp("", "moobench-run-")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !d.KeepScratch {
+		defer os.RemoveAll(scratch)
+	}
+	if abs, err := filepath.Abs(raw); err == nil {
+		raw = abs
+	}
+	subst := func(s string) string { return strings.ReplaceAll(s, "{scratch}", scratch) }
+	args := []string{
+		"-calls", strconv.Itoa(q.Calls),
+		"-depth", strconv.Itoa(q.Depth),
+		"-method-time", q.MethodTime.String(),
+		"-goroutines", strconv.Itoa(q.Goroutines),
+		"-out", raw,
+	}
+	if q.ClockPairs > 0 {
+		args = append(args, "-clockpair", strconv.Itoa(q.ClockPairs))
+	}
+	for _, a := range v.Args {
+		args = append(args, subst(a))
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Dir = scratch
+	cmd.Env = childEnv(os.Environ())
+	for _, kv := range v.Env {
+		cmd.Env = append(cmd.Env, subst(kv))
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	load := loadAvg()
+	t0 := time.Now()
+	err = cmd.Run()
+	wall := time.Since(t0)
+	if werr := os.WriteFile(logf, out.Bytes(), 0o644); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s run %d of %s: %s %s: %w\n%s", v.Name, run, e.Name, exe, strings.Join(args, " "), err, tail(out.Bytes(), 4000))
+	}
+	rd, err := ReadRaw(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s run %d of %s: %w", v.Name, run, e.Name, err)
+	}
+	if rd.Goroutines != q.Goroutines || rd.Calls != q.Calls || rd.Depth != q.Depth || rd.MethodTime != q.MethodTime {
+		return nil, fmt.Errorf("%s run %d of %s: %s holds %d×%d calls at depth %d, %v; want %d×%d, %d, %v",
+			v.Name, run, e.Name, raw, rd.Goroutines, rd.Calls, rd.Depth, rd.MethodTime, q.Goroutines, q.Calls, q.Depth, q.MethodTime)
+	}
+	rd.Experiment, rd.Variant, rd.Run = e.Name, v.Name, run
+	rd.Log, rd.Wall, rd.LoadAvg = logf, wall, load
+	rd.OutBytes = dirSize(scratch)
+	rd.Notes = notes(out.Bytes())
+	return rd, nil
+}
+
+// childEnv is the driver's environment without TIGRIS_* and OTEL_* variables,
+// which only a configuration may set.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TIGRIS_") || strings.HasPrefix(kv, "OTEL_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// notes picks the lines of a run's output worth carrying into the report: the
+// peer's span counts and whatever tigris reports (drops, errors), at most 10.
+func notes(out []byte) []string {
+	var ns []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() && len(ns) < 10 {
+		if line := strings.TrimSpace(sc.Text()); line != "" {
+			ns = append(ns, line)
+		}
+	}
+	return ns
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	x, _ := strconv.ParseFloat(f[0], 64)
+	return x
+}
+
+func environment() Environment {
+	e := Environment{
+		GoVersion: runtime.Version(),
+		GOOS:      runtime.GOOS,
+		GOARCH:    runtime.GOARCH,
+		NumCPU:    runtime.NumCPU(),
+		LoadAvg:   loadAvg(),
+	}
+	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+		e.GoVersion = strings.TrimSpace(string(out)) // the toolchain that builds the variants
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				e.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		e.Kernel = strings.TrimSpace(string(b))
+	}
+	return e
+}
+
+// sortedCopy returns xs sorted, leaving xs alone.
+func sortedCopy(xs []float64) []float64 {
+	c := slices.Clone(xs)
+	slices.Sort(c)
+	return c
+}

@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDriverEndToEnd builds the baseline and the OpenTelemetry peer (a module of
+// its own: its dependencies come from the module cache or proxy), runs the tiny
+// plan (2 runs × 20,000 calls) and summarizes it. It takes several seconds, more
+// on a cold cache, so -short skips it.
+func TestDriverEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the examples")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := TinyPlan(root, nil)
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t.Setenv("TIGRIS_MODE", "fine") // must not reach the runs
+	res, err := (&Driver{Dir: dir, Progress: &progress}).Run(ctx, p)
+	if err != nil {
+		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
+	}
+	if len(res.Builds) != 2 || len(res.Runs) != 4 {
+		t.Fatalf("%d builds, %d runs; want 2 and 4\n%s", len(res.Builds), len(res.Runs), progress.String())
+	}
+	// Interleaved: run 1 of every configuration, then run 2.
+	var order []string
+	for _, r := range res.Runs {
+		order = append(order, r.Variant+"/"+string(rune('0'+r.Run)))
+		if r.Timings != nil {
+			t.Errorf("%s run %d: the driver kept the timings in memory", r.Variant, r.Run)
+		}
+		if r.Calls != 20_000 || r.Goroutines != 1 || r.Depth != 10 || r.ClockPairNs <= 0 {
+			t.Errorf("%s run %d: %+v", r.Variant, r.Run, r)
+		}
+		if _, err := os.Stat(r.File); err != nil {
+			t.Errorf("raw data: %v", err)
+		}
+	}
+	if got := strings.Join(order, " "); got != "baseline/1 otel/1 baseline/2 otel/2" {
+		t.Errorf("run order %s", got)
+	}
+	otel := res.RunsOf("mt0", OTel)
+	if len(otel) != 2 || len(otel[0].Notes) == 0 || !strings.Contains(otel[0].Notes[0], "spans started=200000") {
+		t.Errorf("OpenTelemetry runs' notes: %+v", otel)
+	}
+	if otel[0].OutBytes == 0 {
+		t.Error("the OpenTelemetry run wrote no spans to its file")
+	}
+	if !strings.Contains(progress.String(), "[4/4] mt0 run 2/2 otel") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+
+	s, err := Report(filepath.Join(dir, "report"), res, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.Experiments[0]
+	base, peer := e.Config(Baseline), e.Config(OTel)
+	if base.Stats.N != 2*10_000 || peer.Stats.N != 2*10_000 {
+		t.Errorf("pooled %d and %d measurements, want 20,000 each", base.Stats.N, peer.Stats.N)
+	}
+	// Only sanity, never timings: a span costs something.
+	if !(peer.Stats.Median > base.Stats.Median) || e.ClockPairNs <= 0 {
+		t.Errorf("baseline median %v, otel median %v, clock pair %v", base.Stats.Median, peer.Stats.Median, e.ClockPairNs)
+	}
+	var table bytes.Buffer
+	WriteTable(&table, s)
+	t.Logf("\n%s", table.String())
+}
+
+// A failing build stops the plan before anything runs.
+func TestDriverBuildFailure(t *testing.T) {
+	p := TinyPlan("/nonexistent", nil)
+	res, err := (&Driver{Dir: t.TempDir()}).Run(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "building plain") {
+		t.Fatalf("error %v, want a build failure", err)
+	}
+	if len(res.Runs) != 0 {
+		t.Errorf("%d runs after a failed build", len(res.Runs))
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "TIGRIS_MODE=fine", "OTEL_SDK_DISABLED=true", "HOME=/root"})
+	if strings.Join(got, " ") != "PATH=/bin HOME=/root" {
+		t.Errorf("childEnv kept %v", got)
+	}
+}

@@ -1,0 +1,234 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Portion names the part of a response time a configuration adds over the one it
+// is measured against (thesis, section 6.2).
+type Portion string
+
+const (
+	PortionT    Portion = "T"    // the method itself: the uninstrumented baseline
+	PortionI    Portion = "I"    // instrumentation, probe compiled in but deactivated
+	PortionC    Portion = "C"    // collecting: timing the call, building the record
+	PortionW    Portion = "W"    // writing the record
+	PortionPeer Portion = "peer" // everything another monitoring framework adds
+)
+
+// Params are one experiment's MooBench parameters; the thesis' defaults are
+// 10 runs, 2,000,000 calls, warm-up 0.5, depth 10, one goroutine.
+type Params struct {
+	Calls      int           `json:"calls"`        // top-level calls per goroutine and run
+	Warmup     float64       `json:"warmup"`       // share of every goroutine's calls discarded, in [0, 1)
+	Depth      int           `json:"depth"`        // monitored calls per top-level call
+	MethodTime time.Duration `json:"methodTimeNs"` // busy wait at the deepest level
+	Runs       int           `json:"runs"`         // fresh processes per configuration
+	Goroutines int           `json:"goroutines"`   // benchmark goroutines per process
+	ClockPairs int           `json:"clockPairs"`   // clock pairs each run times; 0: the program's default
+}
+
+// Experiment is one parameter set a plan runs every configuration with.
+type Experiment struct {
+	Name   string `json:"name"`
+	Params Params `json:"params"`
+}
+
+// BuildFunc builds a benchmark program to the executable path exe. It is called
+// once per [Binary] and plan, never concurrently; the error should carry the
+// build's output.
+type BuildFunc func(ctx context.Context, exe string) error
+
+// Binary is one program a plan builds.
+type Binary struct {
+	Name  string    `json:"name"`
+	Build BuildFunc `json:"-"`
+}
+
+// Variant is one configuration: a binary and how to run it.
+type Variant struct {
+	Name   string `json:"name"`   // unique in the plan: "baseline", "fine-async"
+	Binary string `json:"binary"` // the Binary it runs
+
+	// Adds is the portion this configuration adds over Over, the configuration it
+	// is measured against ("" only for the baseline, whose Adds is PortionT).
+	Adds Portion `json:"adds"`
+	Over string  `json:"over,omitempty"`
+
+	// Env is added to the environment of every run, Args to its command line
+	// (after the benchmark flags). "{scratch}" in either is replaced by the run's
+	// scratch directory, which is also its working directory and is removed
+	// after the run. TIGRIS_* and OTEL_* variables are not inherited from the
+	// driver's environment; only Env sets them.
+	Env  []string `json:"env,omitempty"`
+	Args []string `json:"args,omitempty"`
+
+	Description string `json:"description,omitempty"`
+}
+
+// Plan is a whole benchmark: what to build, what to run, with which parameters.
+type Plan struct {
+	Name        string       `json:"name"`
+	Binaries    []Binary     `json:"binaries"`
+	Variants    []Variant    `json:"variants"` // in run order
+	Experiments []Experiment `json:"experiments"`
+	// Pause is an idle time before every run, to let the system settle
+	// (MooBench's SLEEPTIME).
+	Pause time.Duration `json:"pauseNs,omitempty"`
+}
+
+// Variant returns the configuration named name, or nil.
+func (p Plan) Variant(name string) *Variant {
+	for i := range p.Variants {
+		if p.Variants[i].Name == name {
+			return &p.Variants[i]
+		}
+	}
+	return nil
+}
+
+// Baseline returns the configuration that adds T, or nil.
+func (p Plan) Baseline() *Variant {
+	for i := range p.Variants {
+		if p.Variants[i].Adds == PortionT {
+			return &p.Variants[i]
+		}
+	}
+	return nil
+}
+
+// Peer returns the first configuration that adds PortionPeer, or nil.
+func (p Plan) Peer() *Variant {
+	for i := range p.Variants {
+		if p.Variants[i].Adds == PortionPeer {
+			return &p.Variants[i]
+		}
+	}
+	return nil
+}
+
+// Chain returns the configurations v stacks on, baseline first, v last.
+func (p Plan) Chain(v *Variant) []*Variant {
+	var chain []*Variant
+	for c := v; c != nil && len(chain) <= len(p.Variants); c = p.Variant(c.Over) {
+		chain = append([]*Variant{c}, chain...)
+		if c.Over == "" {
+			break
+		}
+	}
+	return chain
+}
+
+// Validate checks the whole plan before anything is built or run.
+func (p Plan) Validate() error {
+	if len(p.Variants) == 0 {
+		return fmt.Errorf("plan %q: no configurations", p.Name)
+	}
+	if len(p.Experiments) == 0 {
+		return fmt.Errorf("plan %q: no experiments", p.Name)
+	}
+	bins := map[string]bool{}
+	for _, b := range p.Binaries {
+		if b.Name == "" || bins[b.Name] {
+			return fmt.Errorf("plan %q: binary name %q empty or duplicated", p.Name, b.Name)
+		}
+		if b.Build == nil {
+			return fmt.Errorf("plan %q: binary %q has no build function", p.Name, b.Name)
+		}
+		bins[b.Name] = true
+	}
+	names := map[string]bool{}
+	baselines := 0
+	for _, v := range p.Variants {
+		if v.Name == "" || names[v.Name] {
+			return fmt.Errorf("plan %q: configuration name %q empty or duplicated", p.Name, v.Name)
+		}
+		names[v.Name] = true
+		if !bins[v.Binary] {
+			return fmt.Errorf("plan %q: configuration %q runs unknown binary %q", p.Name, v.Name, v.Binary)
+		}
+		switch v.Adds {
+		case PortionT:
+			baselines++
+			if v.Over != "" {
+				return fmt.Errorf("plan %q: baseline %q is measured over %q; a baseline stands alone", p.Name, v.Name, v.Over)
+			}
+		case PortionI, PortionC, PortionW, PortionPeer:
+			if v.Over == "" {
+				return fmt.Errorf("plan %q: configuration %q adds %s but is measured over nothing", p.Name, v.Name, v.Adds)
+			}
+		default:
+			return fmt.Errorf("plan %q: configuration %q adds unknown portion %q", p.Name, v.Name, v.Adds)
+		}
+	}
+	if baselines != 1 {
+		return fmt.Errorf("plan %q: %d baseline configurations (adding T); want 1", p.Name, baselines)
+	}
+	for i := range p.Variants {
+		v := &p.Variants[i]
+		seen := map[string]bool{v.Name: true}
+		for c := v; c.Over != ""; {
+			next := p.Variant(c.Over)
+			if next == nil {
+				return fmt.Errorf("plan %q: configuration %q is measured over unknown %q", p.Name, c.Name, c.Over)
+			}
+			if seen[next.Name] {
+				return fmt.Errorf("plan %q: configuration %q: cycle through %q", p.Name, v.Name, next.Name)
+			}
+			seen[next.Name] = true
+			c = next
+		}
+	}
+	exps := map[string]bool{}
+	for _, e := range p.Experiments {
+		if e.Name == "" || exps[e.Name] {
+			return fmt.Errorf("plan %q: experiment name %q empty or duplicated", p.Name, e.Name)
+		}
+		exps[e.Name] = true
+		q := e.Params
+		if q.Calls < 1 || q.Depth < 1 || q.Runs < 1 || q.Goroutines < 1 || q.MethodTime < 0 || q.ClockPairs < 0 ||
+			q.Warmup < 0 || q.Warmup >= 1 {
+			return fmt.Errorf("plan %q: experiment %q: invalid parameters %+v (want calls, depth, runs, goroutines ≥ 1, method time ≥ 0, 0 ≤ warm-up < 1)",
+				p.Name, e.Name, q)
+		}
+	}
+	return nil
+}
+
+// Estimate is a rough duration of the plan's runs (not its builds), from the
+// method time alone plus perCall for every monitored call and a second of
+// process overhead per run.
+func (p Plan) Estimate(perCall time.Duration) time.Duration {
+	var d time.Duration
+	for _, e := range p.Experiments {
+		q := e.Params
+		call := q.MethodTime + time.Duration(q.Depth)*perCall
+		d += time.Duration(q.Runs*len(p.Variants)) * (time.Duration(q.Calls)*call + time.Second + p.Pause)
+	}
+	return d
+}
+
+// Only returns p with only the named configurations and those they are measured
+// over, in p's order. Unknown names are an error.
+func (p Plan) Only(names ...string) (Plan, error) {
+	keep := map[string]bool{}
+	for _, n := range names {
+		v := p.Variant(n)
+		if v == nil {
+			return p, fmt.Errorf("plan %q has no configuration %q", p.Name, n)
+		}
+		for _, c := range p.Chain(v) {
+			keep[c.Name] = true
+		}
+	}
+	var vs []Variant
+	for _, v := range p.Variants {
+		if keep[v.Name] {
+			vs = append(vs, v)
+		}
+	}
+	p.Variants = vs
+	return p, nil
+}

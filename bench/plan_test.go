@@ -1,0 +1,147 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRawFormat(t *testing.T) {
+	r := &RunData{Goroutines: 2, Calls: 3, Depth: 10, MethodTime: 500 * time.Microsecond,
+		ClockPairNs: 41.5, ClockPairIters: 1 << 20, Elapsed: 123456789,
+		Timings: []int64{1, 2, 3, 40, 50, 60}}
+	b := encodeRaw(r)
+	if len(b) != rawHeaderSize+6*8 {
+		t.Fatalf("encoded %d bytes", len(b))
+	}
+	got, err := decodeRaw(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Goroutines != 2 || got.Calls != 3 || got.Depth != 10 || got.MethodTime != r.MethodTime ||
+		got.ClockPairNs != 41.5 || got.ClockPairIters != 1<<20 || got.Elapsed != r.Elapsed || !slices.Equal(got.Timings, r.Timings) {
+		t.Errorf("decoded %+v", got)
+	}
+	if steady := got.AppendSteady(nil, 0.5); !slices.Equal(steady, []int64{2, 3, 50, 60}) {
+		t.Errorf("steady state %v, want [2 3 50 60]", steady)
+	}
+	for name, bad := range map[string][]byte{
+		"short":     b[:10],
+		"magic":     append([]byte("NOTMOOBE"), b[8:]...),
+		"truncated": b[:len(b)-1],
+		"version":   append(append(append([]byte{}, b[:8]...), 2, 0, 0, 0), b[12:]...),
+	} {
+		if _, err := decodeRaw(bad); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := QuickPlan("/root", nopBuild)
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("QuickPlan: %v", err)
+	}
+	if err := FullPlan("/root", nil).Validate(); err != nil {
+		t.Fatalf("FullPlan without tigris: %v", err)
+	}
+	if got := len(QuickPlan("/root", nil).Variants); got != 2 {
+		t.Errorf("QuickPlan without tigris has %d configurations, want 2 (baseline, otel)", got)
+	}
+	for _, c := range []struct {
+		name   string
+		mutate func(p *Plan)
+		want   string
+	}{
+		{"duplicate", func(p *Plan) { p.Variants[1].Name = Baseline }, "duplicated"},
+		{"unknown over", func(p *Plan) { p.Variants[1].Over = "nope" }, `unknown "nope"`},
+		{"cycle", func(p *Plan) { p.Variants[1].Over = Coarse }, "cycle"},
+		{"no baseline", func(p *Plan) { p.Variants[0].Adds = PortionI; p.Variants[0].Over = Deactivated }, "0 baseline"},
+		{"binary", func(p *Plan) { p.Variants[0].Binary = "nope" }, "unknown binary"},
+		{"no build", func(p *Plan) { p.Binaries[0].Build = nil }, "no build function"},
+		{"portion", func(p *Plan) { p.Variants[1].Adds = "X" }, "unknown portion"},
+		{"params", func(p *Plan) { p.Experiments[0].Params.Warmup = 1 }, "invalid parameters"},
+		{"no calls", func(p *Plan) { p.Experiments[0].Params.Calls = 0 }, "invalid parameters"},
+	} {
+		p := QuickPlan("/root", nopBuild)
+		p.Variants = slices.Clone(p.Variants)
+		p.Binaries = slices.Clone(p.Binaries)
+		p.Experiments = slices.Clone(p.Experiments)
+		c.mutate(&p)
+		err := p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestOnly(t *testing.T) {
+	p, err := QuickPlan("/root", nopBuild).Only(FineAsync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range p.Variants {
+		names = append(names, v.Name)
+	}
+	if got := strings.Join(names, ","); got != "baseline,deactivated,fine-null,fine-async" {
+		t.Errorf("Only(fine-async) kept %s", got)
+	}
+	if _, err := p.Only("nope"); err == nil {
+		t.Error("Only(unknown): no error")
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	// 7 configurations × 10 runs × 2,000,000 calls × 500 µs ≈ 19.4 h.
+	d := FullPlan("/root", nopBuild).Estimate(0)
+	if d < 19*time.Hour || d > 20*time.Hour {
+		t.Errorf("full plan estimate %v, want about 19.5 h", d)
+	}
+}
+
+func TestFindRoot(t *testing.T) {
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "bench", "doc.go")); err != nil {
+		t.Errorf("FindRoot = %s: %v", root, err)
+	}
+	if _, err := FindRoot(t.TempDir()); err == nil {
+		t.Error("FindRoot outside the module: no error")
+	}
+}
+
+// The OpenTelemetry example is a module of its own and carries copies of the
+// benchmark loop and the raw data writer: they must not drift apart.
+func TestExampleCopiesInSync(t *testing.T) {
+	root, err := FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"loop.go", "raw.go", "empty.s"} {
+		a, err1 := os.ReadFile(filepath.Join(root, ExampleDir, f))
+		b, err2 := os.ReadFile(filepath.Join(root, OTelExampleDir, f))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between %s and %s; copy it over", f, ExampleDir, OTelExampleDir)
+		}
+	}
+}
+
+func TestWithOTelBlocking(t *testing.T) {
+	p := WithOTelBlocking(QuickPlan("/root", nil))
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if v := p.Variant(OTelBlocking); v == nil || !slices.Contains(v.Args, "-otel-blocking") || p.Peer().Name != OTel {
+		t.Errorf("otel-blocking %+v, peer %+v", v, p.Peer())
+	}
+}

@@ -1,0 +1,128 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tigrisgo/tigris/pointcut"
+	"github.com/tigrisgo/tigris/settings"
+)
+
+// FileName is the name Find looks for.
+const FileName = "tigris.yaml"
+
+// Version is the only schema version this package reads.
+const Version = 1
+
+// Config is a loaded, validated tigris.yaml. Parse, Load and Default return it
+// complete; nothing in it is partial. It is read-only after that and then safe for
+// concurrent use.
+type Config struct {
+	// Path is the file it was read from, as given to Load or Parse; "" for Default.
+	Path string
+
+	// Named are the named pointcuts of the pointcuts section, in file order.
+	Named []pointcut.Named
+	// Env is the pointcut environment built from Named. Use it to parse any further
+	// expression (tigris match --match, rule patterns) so names resolve.
+	Env *pointcut.Env
+
+	// Include and Exclude are monitor.include and monitor.exclude as written: each a
+	// pointcut name or expression.
+	Include, Exclude []string
+	// Instrument selects the functions that get probes compiled in:
+	// (include₁ || include₂ || ...) && !(exclude₁ || exclude₂ || ...). It is nil when
+	// Include is empty, which means nothing is instrumented; test for nil before
+	// matching.
+	Instrument *pointcut.Pointcut
+	// Std allows instrumenting standard-library packages (monitor.std). Without it
+	// the rewriter skips them whatever Instrument says.
+	Std bool
+
+	// Runtime is what the instrumented binary starts with. It has passed
+	// settings.Runtime.Validate, its rule patterns parse in Env, and its criteria
+	// parse as TigrisDSL. Runtime.Pointcuts mirrors Named.
+	Runtime settings.Runtime
+}
+
+// Default returns the configuration used when there is no tigris.yaml: nothing is
+// instrumented and the run-time settings are settings.Default().
+func Default() *Config {
+	env, err := pointcut.NewEnv(nil)
+	if err != nil {
+		panic("config: empty pointcut environment: " + err.Error()) // a bug in pointcut
+	}
+	return &Config{Env: env, Runtime: settings.Default()}
+}
+
+// Load reads and parses the file at path. Errors about the content are an
+// ErrorList; a file that cannot be read gives the *fs.PathError.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Find returns the path of the tigris.yaml in dir or in the nearest parent
+// directory, stopping at the file system root. When there is none the error is a
+// *NotFoundError, for which errors.Is(err, fs.ErrNotExist) holds.
+func Find(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("finding %s: %w", FileName, err)
+	}
+	for d := abs; ; {
+		p := filepath.Join(d, FileName)
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			return p, nil
+		case err == nil:
+			return "", fmt.Errorf("finding %s: %s is not a regular file", FileName, p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("finding %s: %w", FileName, err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", &NotFoundError{Dir: abs}
+		}
+		d = parent
+	}
+}
+
+// NotFoundError is Find's error when no directory from Dir up holds a tigris.yaml.
+type NotFoundError struct{ Dir string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no %s in %s or any parent directory (tigris init writes one)", FileName, e.Dir)
+}
+
+// Is makes errors.Is(err, fs.ErrNotExist) true.
+func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// Hash returns a SHA-256 digest of everything in c that changes what the rewriter
+// produces: the pointcuts, include and exclude lists, Std and the run-time settings.
+// It is computed from parsed values, so comments, key order, quoting and layout do
+// not change it; any change of a value does. Path does not take part.
+func (c *Config) Hash() []byte {
+	b, err := json.Marshal(struct {
+		Schema           string
+		Named            []pointcut.Named
+		Include, Exclude []string
+		Std              bool
+		Runtime          settings.Runtime
+	}{"tigris.yaml/1", c.Named, c.Include, c.Exclude, c.Std, c.Runtime})
+	if err != nil {
+		// Only a NaN in a float field gets here; it still needs a stable digest.
+		b = fmt.Appendf(nil, "%#v", c.Runtime)
+	}
+	sum := sha256.Sum256(b)
+	return sum[:]
+}

@@ -1,0 +1,26 @@
+package monitor
+
+import (
+	_ "unsafe" // for go:linkname
+)
+
+// nanotime is the runtime's monotonic clock, the cheapest clock a Go program can
+// read (time.Now also reads the wall clock). Records carry its values; the stream
+// header maps them to wall-clock time.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// procPin pins the goroutine to its P (no preemption) and returns the P's id;
+// it lets coarse statistics use per-P stripes without locks, as sync.Pool does.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// cheaprand is the runtime's per-M random generator: no lock, no allocation.
+//
+//go:linkname cheaprand runtime.cheaprand
+func cheaprand() uint32

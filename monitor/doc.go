@@ -1,0 +1,30 @@
+// Package monitor is the run-time half of tigris: the package every instrumented
+// binary links. Generated code calls it; users may call its public API.
+//
+// # What generated code calls
+//
+// The rewriter adds one file per instrumented package that declares an array of
+// Probe values and registers them at init, and a prologue at the top of every
+// matched function:
+//
+//	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() {
+//		defer func() { __tg.Exit(err) }()
+//	}
+//
+// Enter inlines to one load and one branch when the probe is off. When it is on,
+// the call is timed; at exit the coarse statistics are updated and, in fine mode and
+// when sampled, one writer.Record is handed to the writer.
+//
+// # Modes
+//
+// Every probe has a mode: off, coarse or fine. The configuration sets the default
+// and an ordered list of rules (pointcut pattern → mode, last match wins); a rule
+// change re-evaluates every probe once, never on the hot path. The analyzer and the
+// admin endpoint change modes through the same rules.
+//
+// # Safety
+//
+// Nothing here may panic into, block, or allocate on the caller's path. Internal
+// goroutines recover from their own panics and report errors to stderr, rate
+// limited. Double exits and unbalanced contexts are harmless.
+package monitor

@@ -1,0 +1,162 @@
+package monitor
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/tigrisgo/tigris/writer"
+)
+
+var (
+	startOnce  sync.Once
+	startNanos = nanotime()
+	wallBase   = time.Now() // wall-clock time at (about) startNanos
+)
+
+// sinkBox holds the current sink so the hot path reads it with one atomic load.
+type sinkBox struct{ s writer.Sink }
+
+var sink atomic.Pointer[sinkBox]
+
+func currentSink() writer.Sink {
+	if b := sink.Load(); b != nil {
+		return b.s
+	}
+	return nil
+}
+
+// SetSink replaces where fine records go (nil: nowhere) and returns the previous
+// sink; the caller owns closing it. Probes re-announce themselves to the new sink.
+func SetSink(s writer.Sink) writer.Sink {
+	var old writer.Sink
+	if b := sink.Swap(&sinkBox{s: s}); b != nil {
+		old = b.s
+	}
+	registry.mu.Lock()
+	registry.sinkChosen = true
+	for _, p := range registry.probes {
+		p.defined.Store(0)
+	}
+	registry.mu.Unlock()
+	return old
+}
+
+// start runs once, at the first Register, with registry.mu held: it starts the
+// background parts the configuration asks for. The writer opens later, when a
+// probe first goes fine.
+func start() {
+	started.Store(true)
+	go handleSignals()
+}
+
+// handleSignals flushes on SIGINT/SIGTERM and then lets the signal do what it would
+// have done: tigris must not change how a program ends. It stops only its own
+// channel before re-raising, so Go restores the default action only when the
+// program has no handler of its own; a program that handles the signal keeps
+// running and receives it as before.
+func handleSignals() {
+	defer recoverInternal("signals")
+	for {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		sig := <-ch
+		if err := Flush(); err != nil {
+			report(fmt.Errorf("flush on %v: %v", sig, err))
+		}
+		signal.Stop(ch)
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = p.Signal(sig)
+		}
+		time.Sleep(100 * time.Millisecond) // still alive: the program handles it
+	}
+}
+
+// Flush pushes buffered records to the file. Safe to call any time.
+func Flush() error {
+	if f, ok := currentSink().(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
+var shutdownOnce sync.Once
+
+// Shutdown flushes and closes the writer. The rewriter defers it in main.main;
+// calling it again is harmless. After Shutdown fine records are discarded.
+func Shutdown() { shutdown(5 * time.Second) }
+
+func shutdown(limit time.Duration) {
+	shutdownOnce.Do(func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer recoverInternal("shutdown")
+			old := SetSink(nil)
+			if c, ok := old.(interface{ Close() error }); ok {
+				if err := c.Close(); err != nil {
+					report(fmt.Errorf("closing writer: %v", err))
+				}
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(limit):
+			report(fmt.Errorf("writer did not close within %v; some records may be lost", limit))
+		}
+	})
+}
+
+// Exit flushes and then calls os.Exit(code). The rewriter replaces os.Exit calls in
+// instrumented packages with it, since os.Exit skips deferred calls.
+func Exit(code int) {
+	if started.Load() {
+		Shutdown()
+	}
+	os.Exit(code)
+}
+
+// report writes an internal error to stderr, at most one line per second and only
+// once per distinct message, so a broken disk does not flood the program's output.
+func report(err error) {
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	msg := err.Error()
+	if reported[msg] {
+		return
+	}
+	now := time.Now()
+	if now.Sub(lastReport) < time.Second && len(reported) > 0 {
+		suppressed++
+		return
+	}
+	if reported == nil {
+		reported = map[string]bool{}
+	}
+	reported[msg] = true
+	lastReport = now
+	extra := ""
+	if suppressed > 0 {
+		extra = fmt.Sprintf(" (%d more suppressed)", suppressed)
+		suppressed = 0
+	}
+	fmt.Fprintf(os.Stderr, "tigris: %s%s\n", msg, extra)
+}
+
+var (
+	reportMu   sync.Mutex
+	reported   map[string]bool
+	lastReport time.Time
+	suppressed int
+)
+
+// recoverInternal keeps a panic inside tigris from reaching the program.
+func recoverInternal(where string) {
+	if r := recover(); r != nil {
+		report(fmt.Errorf("internal error in %s: %v", where, r))
+	}
+}

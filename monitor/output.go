@@ -1,0 +1,82 @@
+package monitor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/writer"
+)
+
+// ensureWriterLocked opens the configured writer the first time a probe is in
+// fine mode, so a program that never traces in detail leaves no file behind. A
+// sink set with SetSink wins. Called with registry.mu held, off the hot path.
+func ensureWriterLocked() {
+	if registry.sinkChosen {
+		return
+	}
+	registry.sinkChosen = true
+	out, err := openWriter(registry.cfg.Writer)
+	if err != nil {
+		report(fmt.Errorf("writer: %v; fine records are discarded", err))
+		return
+	}
+	sink.Store(&sinkBox{s: out})
+}
+
+// openWriter creates the writer the configuration asks for.
+func openWriter(wc settings.Writer) (writer.Output, error) {
+	var out writer.Output
+	switch wc.Mode {
+	case settings.WriterNull:
+		out = &writer.Null{}
+	case settings.WriterSync, settings.WriterAsync, "":
+		opts := writer.Options{
+			Path:          expandPath(wc.Path, time.Now()),
+			QueueSize:     wc.Queue,
+			RotateBytes:   wc.Rotate,
+			FlushInterval: time.Duration(wc.Flush),
+			OnError:       report,
+		}
+		if wc.OnFull == settings.Block {
+			opts.OnFull = writer.Block
+		}
+		var err error
+		if wc.Mode == settings.WriterSync {
+			out, err = writer.NewSync(opts)
+		} else {
+			out, err = writer.NewAsync(opts)
+		}
+		if err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown writer mode %q", wc.Mode)
+	}
+	return out, nil
+}
+
+// expandPath fills {binary}, {pid} and {time} in a writer path pattern.
+func expandPath(pattern string, now time.Time) string {
+	bin := "tigris"
+	if exe, err := os.Executable(); err == nil {
+		bin = strings.TrimSuffix(filepath.Base(exe), ".exe")
+	}
+	return strings.NewReplacer(
+		"{binary}", bin,
+		"{pid}", strconv.Itoa(os.Getpid()),
+		"{time}", now.UTC().Format("20060102T150405Z"),
+	).Replace(pattern)
+}
+
+// WriterStats reports the writer's counters; ok is false when there is no writer.
+func WriterStats() (s writer.Stats, ok bool) {
+	if o, isOut := currentSink().(writer.Output); isOut {
+		return o.Stats(), true
+	}
+	return writer.Stats{}, false
+}

@@ -1,0 +1,160 @@
+package monitor
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// stripe is one P's share of a probe's coarse statistics. Only the goroutine that
+// pinned the P writes it; writes are atomic stores so snapshots may read it at any
+// time without a data race (a snapshot may see one call half-applied, which is
+// fine for statistics). Padding keeps stripes of different Ps on different cache
+// lines.
+type stripe struct {
+	n      atomic.Uint64 // calls
+	mean   atomic.Uint64 // float64 bits: Welford mean of duration (ns)
+	m2     atomic.Uint64 // float64 bits: Welford sum of squared deviations
+	errs   atomic.Uint64
+	panics atomic.Uint64
+	sn     atomic.Uint64 // calls with a size
+	smean  atomic.Uint64 // float64 bits: Welford mean of result size
+	sm2    atomic.Uint64
+}
+
+type paddedStripe struct {
+	stripe
+	_ [128 - 64]byte
+}
+
+// stripes holds one stripe per P plus an overflow stripe under a mutex for Ps
+// beyond the count allocated at start (GOMAXPROCS raised later).
+type stripes struct {
+	per      []paddedStripe
+	overMu   sync.Mutex
+	overflow stripe
+}
+
+var stripeCount = max(runtime.GOMAXPROCS(0), runtime.NumCPU())
+
+func newStripes() *stripes { return &stripes{per: make([]paddedStripe, stripeCount)} }
+
+func (ss *stripes) add(d int64, failed, panicked bool, size int64, hasSize bool) {
+	pid := procPin()
+	if pid < len(ss.per) {
+		ss.per[pid].add(d, failed, panicked, size, hasSize)
+		procUnpin()
+		return
+	}
+	procUnpin()
+	ss.overMu.Lock()
+	ss.overflow.add(d, failed, panicked, size, hasSize)
+	ss.overMu.Unlock()
+}
+
+func (s *stripe) add(d int64, failed, panicked bool, size int64, hasSize bool) {
+	n := s.n.Load() + 1
+	welford(&s.mean, &s.m2, n, float64(d))
+	s.n.Store(n)
+	if failed {
+		s.errs.Store(s.errs.Load() + 1)
+	}
+	if panicked {
+		s.panics.Store(s.panics.Load() + 1)
+	}
+	if hasSize {
+		sn := s.sn.Load() + 1
+		welford(&s.smean, &s.sm2, sn, float64(size))
+		s.sn.Store(sn)
+	}
+}
+
+// welford folds x into the running mean and m2 after n-1 earlier values.
+func welford(mean, m2 *atomic.Uint64, n uint64, x float64) {
+	mu := math.Float64frombits(mean.Load())
+	d := x - mu
+	mu += d / float64(n)
+	mean.Store(math.Float64bits(mu))
+	m2.Store(math.Float64bits(math.Float64frombits(m2.Load()) + d*(x-mu)))
+}
+
+// moments is a mergeable (count, mean, M2) triple (Chan et al.'s parallel variance).
+type moments struct {
+	N    float64
+	Mean float64
+	M2   float64
+}
+
+func (a moments) merge(b moments) moments {
+	if a.N == 0 {
+		return b
+	}
+	if b.N == 0 {
+		return a
+	}
+	n := a.N + b.N
+	d := b.Mean - a.Mean
+	return moments{N: n, Mean: a.Mean + d*b.N/n, M2: a.M2 + b.M2 + d*d*a.N*b.N/n}
+}
+
+// minus removes an earlier part b from a total a: the moments of the calls that came
+// after b was taken. It is merge solved for the second operand.
+func (a moments) minus(b moments) moments {
+	n := a.N - b.N
+	if n <= 0 || b.N == 0 {
+		if n <= 0 {
+			return moments{}
+		}
+		return a
+	}
+	mean := (a.N*a.Mean - b.N*b.Mean) / n
+	d := mean - b.Mean
+	m2 := a.M2 - b.M2 - d*d*b.N*n/a.N
+	if m2 < 0 {
+		m2 = 0 // rounding
+	}
+	return moments{N: n, Mean: mean, M2: m2}
+}
+
+func (m moments) variance() float64 {
+	if m.N < 2 {
+		return 0
+	}
+	return m.M2 / (m.N - 1)
+}
+
+// totals is the cumulative state of one probe, summed over stripes.
+type totals struct {
+	time   moments
+	size   moments
+	errs   uint64
+	panics uint64
+}
+
+func (s *stripe) load() totals {
+	return totals{
+		time: moments{N: float64(s.n.Load()), Mean: math.Float64frombits(s.mean.Load()), M2: math.Float64frombits(s.m2.Load())},
+		size: moments{N: float64(s.sn.Load()), Mean: math.Float64frombits(s.smean.Load()), M2: math.Float64frombits(s.sm2.Load())},
+		errs: s.errs.Load(), panics: s.panics.Load(),
+	}
+}
+
+func (ss *stripes) total() totals {
+	var t totals
+	for i := range ss.per {
+		t = t.merge(ss.per[i].load())
+	}
+	ss.overMu.Lock()
+	t = t.merge(ss.overflow.load())
+	ss.overMu.Unlock()
+	return t
+}
+
+func (a totals) merge(b totals) totals {
+	return totals{time: a.time.merge(b.time), size: a.size.merge(b.size), errs: a.errs + b.errs, panics: a.panics + b.panics}
+}
+
+func (a totals) minus(b totals) totals {
+	return totals{time: a.time.minus(b.time), size: a.size.minus(b.size), errs: a.errs - min(a.errs, b.errs), panics: a.panics - min(a.panics, b.panics)}
+}

@@ -1,0 +1,417 @@
+package rewriter
+
+import (
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+const (
+	tigrisModule = "github.com/tigrisgo/tigris"
+	monitorPath  = tigrisModule + "/monitor"
+	// Generated names carry a prefix no user writes, so they cannot collide.
+	alias     = "__tigris"
+	probesVar = "__tigris_p"
+)
+
+// neverInstrument lists packages whose functions run underneath the monitor's own
+// hot path or that the compiler treats specially: probing them would recurse or
+// break the toolchain's assumptions, whatever the configuration says.
+var neverInstrument = map[string]bool{
+	"runtime": true, "unsafe": true, "sync": true, "sync/atomic": true, "math": true,
+	"syscall": true, "os": true, "time": true, "reflect": true, "errors": true,
+	"unicode/utf8": true, "strconv": true, "io": true, "os/signal": true, "fmt": true,
+}
+
+// packageJob is the state of instrumenting one package.
+type packageJob struct {
+	s       *Session
+	job     *CompileJob
+	pkgPath string // import path as users write it in pointcuts
+	fset    *token.FileSet
+	files   []*ast.File
+	srcs    [][]byte
+	info    *types.Info
+	probes  []probeDesc
+	edits   [][]edit // per file
+}
+
+// probeDesc is what the probe table records about one instrumented function.
+type probeDesc struct {
+	sig        signatureLit
+	cyclomatic int
+	statements int
+}
+
+// Instrument rewrites job.Files for one compile when the config matches the package.
+func (s *Session) Instrument(job *CompileJob) (bool, error) {
+	if !s.Active() {
+		return false, nil
+	}
+	switch job.ImportPath {
+	case "runtime":
+		return patchRuntime(job)
+	case monitorPath:
+		return patchMonitor(job)
+	}
+	if job.ImportPath == tigrisModule || strings.HasPrefix(job.ImportPath, tigrisModule+"/") {
+		return false, nil
+	}
+	if (job.Std && !s.cfg.Std) || neverInstrument[job.ImportPath] || strings.HasPrefix(job.ImportPath, "internal/") ||
+		strings.Contains(job.ImportPath, "/internal/") && job.Std {
+		return false, nil
+	}
+	pkgPath := sourceImportPath(job)
+	isMain := job.ImportPath == "main"
+	mayMatch := s.cfg.Instrument.MayMatchPackage(pkgPath)
+	if !mayMatch && !isMain {
+		s.logf("%s: skipped, no pointcut can match the package", pkgPath)
+		return false, nil
+	}
+	pj := &packageJob{s: s, job: job, pkgPath: pkgPath, fset: token.NewFileSet()}
+	if err := pj.parse(); err != nil {
+		return false, err
+	}
+	if mayMatch {
+		if err := pj.typeCheck(); err != nil {
+			// The compiler reports the user's own errors better than we could.
+			return false, fmt.Errorf("type-checking %s: %w", pkgPath, err)
+		}
+	}
+	pj.edits = make([][]edit, len(pj.files))
+	for i := range pj.files {
+		pj.instrumentFile(i, mayMatch, isMain)
+	}
+	if len(pj.probes) == 0 && !pj.anyEdits() {
+		return false, nil
+	}
+	return true, pj.write()
+}
+
+// sourceImportPath is the package's import path without the test-variant suffix:
+// "example.com/shop/repo [example.com/shop/repo.test]" → "example.com/shop/repo".
+func sourceImportPath(job *CompileJob) string {
+	p := os.Getenv("TOOLEXEC_IMPORTPATH")
+	if i := strings.Index(p, " ["); i >= 0 {
+		p = p[:i]
+	}
+	if p == "" {
+		p = job.ImportPath
+	}
+	return p
+}
+
+func (pj *packageJob) parse() error {
+	for _, name := range pj.job.Files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(pj.fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		pj.files = append(pj.files, f)
+		pj.srcs = append(pj.srcs, src)
+	}
+	return nil
+}
+
+// typeCheck uses the export data the go command already listed in -importcfg.
+func (pj *packageJob) typeCheck() error {
+	lookup := func(path string) (io.ReadCloser, error) {
+		if m, ok := pj.job.ImportMap[path]; ok {
+			path = m
+		}
+		file, ok := pj.job.ImportCfg[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %q in importcfg", path)
+		}
+		return os.Open(file)
+	}
+	var firstErr error
+	conf := types.Config{
+		Importer:  importer.ForCompiler(pj.fset, "gc", lookup),
+		GoVersion: pj.job.Lang,
+		Sizes:     types.SizesFor("gc", build.Default.GOARCH),
+		Error: func(err error) {
+			if firstErr == nil {
+				firstErr = err
+			}
+		},
+	}
+	pj.info = &types.Info{
+		Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{},
+	}
+	if _, err := conf.Check(pj.job.ImportPath, pj.fset, pj.files, pj.info); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	return firstErr
+}
+
+func (pj *packageJob) anyEdits() bool {
+	for _, e := range pj.edits {
+		if len(e) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (pj *packageJob) off(p token.Pos) int { return pj.fset.File(p).Offset(p) }
+
+// instrumentFile plans the edits of file i: probes in matched functions, the
+// shutdown hook in main.main, os.Exit replaced by the monitor's flushing Exit.
+func (pj *packageJob) instrumentFile(i int, mayMatch, isMain bool) {
+	f := pj.files[i]
+	name := pj.job.Files[i]
+	if strings.HasPrefix(filepath.Base(name), "_cgo_") {
+		return // cgo's generated glue
+	}
+	linknamed := linknamedFuncs(f)
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		var prologue string
+		if isMain && fd.Recv == nil && fd.Name.Name == "main" {
+			prologue = alias + ".Shutdown(); " // runs last: deferred below
+			prologue = "defer " + prologue
+		}
+		if mayMatch && instrumentable(fd, linknamed) {
+			if p, ok := pj.probe(i, fd); ok {
+				prologue += p
+			}
+		}
+		if prologue != "" {
+			pj.edits[i] = append(pj.edits[i], edit{off: pj.off(fd.Body.Lbrace) + 1, text: " " + prologue})
+		}
+	}
+	pj.replaceOSExit(i)
+}
+
+// instrumentable rules out functions the compiler or runtime treat specially.
+func instrumentable(fd *ast.FuncDecl, linknamed map[string]bool) bool {
+	if fd.Name.Name == "_" || fd.Name.Name == "init" || linknamed[fd.Name.Name] {
+		return false
+	}
+	if fd.Doc != nil {
+		for _, c := range fd.Doc.List {
+			switch {
+			case strings.HasPrefix(c.Text, "//go:nosplit"), strings.HasPrefix(c.Text, "//go:norace"),
+				strings.HasPrefix(c.Text, "//go:systemstack"), strings.HasPrefix(c.Text, "//go:nowritebarrier"),
+				strings.HasPrefix(c.Text, "//go:linkname"), strings.HasPrefix(c.Text, "//go:uintptrescapes"),
+				strings.HasPrefix(c.Text, "//go:yeswritebarrierrec"), strings.HasPrefix(c.Text, "//go:nocheckptr"):
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// linknamedFuncs collects local names mentioned in //go:linkname directives.
+func linknamedFuncs(f *ast.File) map[string]bool {
+	m := map[string]bool{}
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			if fields := strings.Fields(c.Text); len(fields) >= 2 && fields[0] == "//go:linkname" {
+				m[fields[1]] = true
+			}
+		}
+	}
+	return m
+}
+
+// probe matches fd against the config and, when it matches, returns the prologue
+// text and adds the result-naming edits.
+func (pj *packageJob) probe(i int, fd *ast.FuncDecl) (string, bool) {
+	fn, ok := pj.info.Defs[fd.Name].(*types.Func)
+	if !ok {
+		return "", false
+	}
+	pos := pj.fset.Position(fd.Pos())
+	file := pj.pkgPath + "/" + filepath.Base(pos.Filename)
+	sig := SignatureOf(pj.pkgPath, fn, file, pos.Line)
+	if !pj.s.cfg.Instrument.MatchExecution(&sig) {
+		pj.s.logf("%s:%d: %s: not matched", file, pos.Line, sig.Name)
+		return "", false
+	}
+	id := len(pj.probes)
+	cyc, stmts := staticMetrics(fd.Body)
+	pj.probes = append(pj.probes, probeDesc{sig: signatureLit(sig), cyclomatic: cyc, statements: stmts})
+	pj.s.logf("%s:%d: %s: instrumented as probe %d", file, pos.Line, sig.Name, id)
+
+	exit := pj.exitCall(i, fd, fn.Type().(*types.Signature))
+	return fmt.Sprintf("if __tg := %s.Enter(&%s[%d]); __tg.On() { defer %s };", alias, probesVar, id, exit), true
+}
+
+// exitCall returns the deferred exit call. Functions returning an error or a
+// result with a cheap size get their results named (unnamed ones become
+// __tgrN) so the deferred closure sees the values actually returned.
+func (pj *packageJob) exitCall(i int, fd *ast.FuncDecl, sig *types.Signature) string {
+	res := sig.Results()
+	if res.Len() == 0 {
+		return "__tg.Exit(nil)"
+	}
+	errIdx := -1
+	if isError(res.At(res.Len() - 1).Type()) {
+		errIdx = res.Len() - 1
+	}
+	sizeIdx := -1
+	if errIdx != 0 && sizeExpr(res.At(0).Type(), "x") != "" {
+		sizeIdx = 0
+	}
+	if errIdx < 0 && sizeIdx < 0 {
+		return "__tg.Exit(nil)"
+	}
+	names := pj.nameResults(i, fd.Type.Results)
+	errArg := "nil"
+	if errIdx >= 0 {
+		errArg = names[errIdx]
+	}
+	if sizeIdx < 0 {
+		return fmt.Sprintf("func() { __tg.Exit(%s) }()", errArg)
+	}
+	return fmt.Sprintf("func() { __tg.ExitSize(%s, %s) }()", errArg, sizeExpr(res.At(0).Type(), names[0]))
+}
+
+// sizeExpr is the cheap size of a value of type t named v, or "" if it has none.
+func sizeExpr(t types.Type, v string) string {
+	if _, ok := t.(*types.TypeParam); ok {
+		return ""
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Info()&types.IsString != 0:
+			return "int64(len(" + v + "))"
+		case u.Info()&types.IsInteger != 0:
+			return "int64(" + v + ")"
+		}
+	case *types.Slice, *types.Map, *types.Chan:
+		return "int64(len(" + v + "))"
+	}
+	return ""
+}
+
+// nameResults returns the result names, adding names where there are none (and
+// replacing blank ones) with edits that stay on the same line.
+func (pj *packageJob) nameResults(i int, results *ast.FieldList) []string {
+	var names []string
+	n := 0
+	if results.Opening == token.NoPos {
+		// Added before the name edits so "(" lands first at the same offset.
+		pj.edits[i] = append(pj.edits[i],
+			edit{off: pj.off(results.Pos()), text: "("},
+			edit{off: pj.off(results.End()), text: ")"})
+	}
+	for _, field := range results.List {
+		if len(field.Names) == 0 {
+			name := fmt.Sprintf("__tgr%d", n)
+			n++
+			names = append(names, name)
+			pj.edits[i] = append(pj.edits[i], edit{off: pj.off(field.Type.Pos()), text: name + " "})
+			continue
+		}
+		for _, id := range field.Names {
+			name := id.Name
+			if name == "_" {
+				name = fmt.Sprintf("__tgr%d", n)
+				pj.edits[i] = append(pj.edits[i], edit{off: pj.off(id.Pos()), del: 1, text: name})
+			}
+			n++
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// replaceOSExit makes os.Exit(code) flush first: os.Exit skips deferred calls, so
+// main's deferred Shutdown would never run.
+func (pj *packageJob) replaceOSExit(i int) {
+	f := pj.files[i]
+	osName := ""
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"os"` {
+			osName = "os"
+			if imp.Name != nil {
+				osName = imp.Name.Name
+			}
+		}
+	}
+	if osName == "" || osName == "_" || osName == "." {
+		return
+	}
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "Exit" {
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok || x.Name != osName {
+			return true
+		}
+		if pj.info != nil {
+			if pn, ok := pj.info.Uses[x].(*types.PkgName); !ok || pn.Imported().Path() != "os" {
+				return true
+			}
+		}
+		pj.edits[i] = append(pj.edits[i], edit{off: pj.off(sel.Pos()), del: pj.off(sel.End()) - pj.off(sel.Pos()), text: alias + ".Exit"})
+		found = true
+		return true
+	})
+	if found {
+		// Keep the import used even if Exit was its only use.
+		pj.edits[i] = append(pj.edits[i], edit{off: len(pj.srcs[i]), text: "\nvar _ = " + osName + ".Exit\n"})
+	}
+}
+
+// write writes the rewritten files and the probe table, and updates the job.
+func (pj *packageJob) write() error {
+	for i, edits := range pj.edits {
+		if len(edits) == 0 {
+			continue
+		}
+		edits = append(edits, pj.importEdit(i))
+		src := applyEdits(pj.srcs[i], edits)
+		out, err := writeRewritten(pj.job.WorkDir, pj.job.Files[i], src)
+		if err != nil {
+			return err
+		}
+		pj.job.Files[i] = out
+	}
+	if len(pj.probes) > 0 {
+		table, err := pj.probeTable()
+		if err != nil {
+			return err
+		}
+		// First in argv, so its init registers the probes before the package's
+		// own init functions run.
+		pj.job.Files = append([]string{table}, pj.job.Files...)
+	}
+	pj.job.AddedImports = append(pj.job.AddedImports, monitorPath)
+	return nil
+}
+
+// importEdit adds the monitor import on the package clause's line.
+func (pj *packageJob) importEdit(i int) edit {
+	f := pj.files[i]
+	return edit{off: pj.off(f.Name.End()), text: fmt.Sprintf("; import %s %q", alias, monitorPath)}
+}
+
+func (s *Session) logf(format string, args ...any) {
+	if s.opts.Verbose {
+		fmt.Fprintf(os.Stderr, "tigris: "+format+"\n", args...)
+	}
+}

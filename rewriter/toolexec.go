@@ -1,0 +1,511 @@
+package rewriter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// The toolexec proxy.
+//
+// `go build -toolexec="tigris toolexec"` makes the go command run
+// `tigris toolexec /path/to/TOOL ARGS...` for every tool invocation. RunTool is
+// that invocation's body:
+//
+//   - Tools other than compile and link (asm, cgo, vet, pack, buildid, cover, ...)
+//     run untouched: same argv, stdin, stdout, stderr and environment, and the
+//     same exit status. No config is loaded for them.
+//   - `compile -V=full` and `link -V=full` print the real line, plus the tigris
+//     fingerprint when the session is active (see fingerprint.go).
+//   - compile: the argv is parsed into a CompileJob and handed to
+//     Session.Instrument; when it rewrites the package the compiler gets the new
+//     file list, loses -complete if the job says so, and gets an importcfg
+//     extended with export data for the imports the instrumenter added.
+//   - link: when an archive of the binary imports a package the link's importcfg
+//     does not list (the monitor runtime that instrumented packages import), the
+//     missing packagefile lines are added to a copy of the importcfg.
+//
+// On Unix the final tool replaces the proxy process (execve), so signals and the
+// exit status are the tool's own and an unmatched package costs one process
+// start; elsewhere, or when Stdio is not the process's own, the tool runs as a
+// child and its exit status is returned as a *ToolExitError.
+
+// Stdio are the streams a tool runs with.
+type Stdio struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// OSStdio is the process's own standard streams.
+func OSStdio() Stdio { return Stdio{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr} }
+
+// ToolExitError reports that the tool ran and exited with a non-zero status. The
+// tool has printed its own diagnostics; the caller should exit with Code and
+// print nothing more.
+type ToolExitError struct {
+	Tool string // the tool's name ("compile")
+	Code int    // exit status; 128+n when the tool died of signal n
+}
+
+func (e *ToolExitError) Error() string {
+	return fmt.Sprintf("%s exited with status %d", e.Tool, e.Code)
+}
+
+// RunTool runs one tool invocation for `tigris toolexec`: toolArgs[0] is the
+// real tool's path, the rest its arguments, exactly as the go command passed
+// them. opts.Dir defaults to the go command's working directory. The session is
+// created (and the config loaded) only for compile and link.
+//
+// The returned error is a *ToolExitError when the tool itself failed, and
+// otherwise an error of the proxy (with context, meant to be printed with a
+// "tigris: " prefix). On Unix with OSStdio a successful call does not return:
+// the tool replaces the process.
+func RunTool(opts SessionOptions, toolArgs []string, stdio Stdio) error {
+	if len(toolArgs) == 0 {
+		return errors.New("no tool to run: usage: tigris toolexec TOOL [ARGS...]")
+	}
+	p := &proxy{
+		opts:  opts,
+		stdio: stdio,
+		tool:  toolArgs[0],
+		name:  ToolName(toolArgs[0]),
+		args:  toolArgs[1:],
+		env:   os.Environ(),
+	}
+	if p.name != "compile" && p.name != "link" {
+		return p.exec(p.args)
+	}
+	if p.opts.Dir == "" {
+		p.opts.Dir = goCommandDir()
+	}
+	if len(p.args) == 1 && p.args[0] == "-V=full" {
+		return p.version()
+	}
+	s, err := NewSession(p.opts)
+	if err != nil {
+		return fmt.Errorf("loading the tigris config: %w", err)
+	}
+	if !s.Active() {
+		return p.exec(p.args)
+	}
+	p.session = s
+	if p.name == "compile" {
+		return p.compile()
+	}
+	return p.link()
+}
+
+// ToolName is the name of the tool at path: its base name without ".exe".
+func ToolName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".exe")
+}
+
+// proxy is one tool invocation.
+type proxy struct {
+	opts    SessionOptions
+	stdio   Stdio
+	tool    string   // path of the real tool
+	name    string   // "compile", "link", ...
+	args    []string // as the go command passed them
+	env     []string
+	session *Session // nil until loaded
+
+	invOnce sync.Once
+	inv     *goInvocation
+
+	fpOnce sync.Once
+	fp     string
+	fpErr  error
+}
+
+func (p *proxy) logf(format string, args ...any) {
+	if p.opts.Verbose {
+		fmt.Fprintf(p.stdio.Stderr, "tigris: "+format+"\n", args...)
+	}
+}
+
+// invocation describes the go command running this tool (computed once).
+func (p *proxy) invocation() *goInvocation {
+	p.invOnce.Do(func() { p.inv = findGoInvocation(p.tool) })
+	return p.inv
+}
+
+// fingerprint is the hex tigris fingerprint of this build (computed once).
+func (p *proxy) fingerprint() (string, error) {
+	p.fpOnce.Do(func() { p.fp, p.fpErr = computeFingerprint(p.session, p.invocation(), p.env) })
+	return p.fp, p.fpErr
+}
+
+// version answers `TOOL -V=full`.
+func (p *proxy) version() error {
+	s, err := NewSession(p.opts)
+	if err != nil {
+		return fmt.Errorf("loading the tigris config: %w", err)
+	}
+	if !s.Active() {
+		return p.exec(p.args)
+	}
+	p.session = s
+	var out bytes.Buffer
+	if err := p.spawn(p.args, p.stdio.Stdin, &out); err != nil {
+		p.stdio.Stdout.Write(out.Bytes())
+		return err
+	}
+	fp, err := p.fingerprint()
+	if err != nil {
+		return fmt.Errorf("%s -V=full: %w", p.name, err)
+	}
+	line, err := suffixVersionLine(out.String(), fp)
+	if err != nil {
+		return fmt.Errorf("%s -V=full: %w", p.name, err)
+	}
+	_, err = io.WriteString(p.stdio.Stdout, line)
+	return err
+}
+
+// compile handles one compile invocation with an active session.
+func (p *proxy) compile() error {
+	ta, err := parseToolArgs(p.args, compileValueFlags, true)
+	if err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	files := ta.operandList()
+	if len(files) == 0 {
+		return p.exec(p.args)
+	}
+	job := &CompileJob{
+		ImportPath:  ta.value("p"),
+		TestVariant: testVariant(os.Getenv("TOOLEXEC_IMPORTPATH"), files),
+		Files:       slices.Clone(files),
+		Lang:        ta.value("lang"),
+		Std:         ta.bool("std"),
+		Complete:    ta.bool("complete"),
+	}
+	what := job.ImportPath
+	if tip := os.Getenv("TOOLEXEC_IMPORTPATH"); tip != "" {
+		what = tip
+	}
+	var cfg *importConfig
+	if name := ta.value("importcfg"); name != "" {
+		if cfg, err = readImportConfig(name); err != nil {
+			return fmt.Errorf("compiling %s: %w", what, err)
+		}
+		job.ImportCfg = cfg.resolved()
+		job.ImportMap = maps.Clone(cfg.importMap)
+	}
+	if job.WorkDir, err = p.compileWorkDir(ta, what); err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
+	if p.opts.Verbose {
+		job.Log = func(format string, args ...any) { p.logf(format, args...) }
+	}
+
+	changed, err := p.session.Instrument(job)
+	if err != nil {
+		fmt.Fprintf(p.stdio.Stderr, "tigris: warning: instrumenting %s: %v; compiling it unchanged\n", what, err)
+		return p.exec(p.args)
+	}
+	if !changed {
+		if p.opts.Keep != "" {
+			os.Remove(job.WorkDir) // only if empty
+		}
+		return p.exec(p.args)
+	}
+	if len(job.Files) == 0 {
+		return fmt.Errorf("compiling %s: the instrumenter left no files to compile", what)
+	}
+
+	edit := argEdit{operands: job.Files, set: map[string]string{}}
+	if !job.Complete && ta.bool("complete") {
+		edit.drop = append(edit.drop, "complete")
+	}
+	var missing []string
+	for _, imp := range job.AddedImports {
+		if imp != "unsafe" && imp != "C" && (cfg == nil || !cfg.has(imp)) {
+			missing = append(missing, imp)
+		}
+	}
+	if len(missing) > 0 {
+		if cfg == nil {
+			return fmt.Errorf("compiling %s: instrumented code imports %s, but the compile has no -importcfg to add it to", what, strings.Join(missing, ", "))
+		}
+		pgo, err := p.invocation().pgoProfile(ta.value("pgoprofile"), os.Getenv("TOOLEXEC_IMPORTPATH"))
+		if err != nil {
+			return fmt.Errorf("compiling %s: %w", what, err)
+		}
+		r := p.resolver(workFromObjDir(ta.value("importcfg")), pgo)
+		pkgs, err := r.resolve(append(slices.Clone(MonitorPackages), missing...))
+		if err != nil {
+			return fmt.Errorf("compiling %s: resolving export data for %s: %w", what, strings.Join(missing, ", "), err)
+		}
+		for _, m := range missing {
+			if _, ok := pkgs[m]; !ok {
+				return fmt.Errorf("compiling %s: go list found no export data for %s", what, m)
+			}
+		}
+		n := cfg.addAll(pkgs)
+		newCfg := filepath.Join(job.WorkDir, "importcfg")
+		if err := writeFileAtomic(newCfg, cfg.bytes()); err != nil {
+			return fmt.Errorf("compiling %s: %w", what, err)
+		}
+		edit.set["importcfg"] = newCfg
+		p.logf("compile %s: added %d packagefile lines for %s", what, n, strings.Join(missing, ", "))
+	}
+	argv, err := ta.commandLine(ta.rewrite(edit), job.WorkDir)
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
+	return p.exec(argv)
+}
+
+// compileWorkDir creates the job's private directory: $WORK/bNNN/tigris (next
+// to the compile's output) or, with Keep, Keep/<package> emptied first.
+func (p *proxy) compileWorkDir(ta *toolArgs, what string) (string, error) {
+	var dir string
+	switch {
+	case p.opts.Keep != "":
+		name := strings.NewReplacer(" [", "@", "]", "", " ", "_").Replace(what)
+		dir = filepath.Join(p.opts.Keep, filepath.FromSlash(name))
+		if err := os.RemoveAll(dir); err != nil {
+			return "", err
+		}
+	case ta.value("o") != "":
+		dir = filepath.Join(filepath.Dir(ta.value("o")), "tigris")
+	default:
+		return os.MkdirTemp("", "tigris-compile-")
+	}
+	return dir, os.MkdirAll(dir, 0o777)
+}
+
+// link handles one link invocation with an active session.
+func (p *proxy) link() error {
+	ta, err := parseToolArgs(p.args, linkValueFlags, false)
+	if err != nil {
+		return fmt.Errorf("link: %w", err)
+	}
+	name := ta.value("importcfg")
+	if name == "" {
+		return p.exec(p.args)
+	}
+	what := os.Getenv("TOOLEXEC_IMPORTPATH")
+	if what == "" {
+		what = ta.value("o")
+	}
+	cfg, err := readImportConfig(name)
+	if err != nil {
+		return fmt.Errorf("linking %s: %w", what, err)
+	}
+	if !slices.ContainsFunc(MonitorPackages, func(m string) bool { return !cfg.has(m) }) {
+		// The binary links the monitor already (it imports it), and with it
+		// everything instrumented code imports.
+		return p.exec(p.args)
+	}
+	start := time.Now()
+	missing, err := missingImports(cfg, ta.operandList())
+	if err != nil {
+		return fmt.Errorf("linking %s: %w", what, err)
+	}
+	p.logf("link %s: read the imports of %d archives in %v; missing: %v", what, len(cfg.packageFile), time.Since(start).Round(time.Microsecond), missing)
+	if len(missing) == 0 {
+		return p.exec(p.args)
+	}
+	r := p.resolver(workFromObjDir(name), modinfoPGO(cfg.orig))
+	pkgs, err := r.resolve(append(slices.Clone(MonitorPackages), missing...))
+	if err != nil {
+		return fmt.Errorf("linking %s: resolving export data for %s: %w", what, strings.Join(missing, ", "), err)
+	}
+	n := cfg.addAll(pkgs)
+	newCfg := filepath.Join(filepath.Dir(name), "tigris", filepath.Base(name))
+	if err := writeFileAtomic(newCfg, cfg.bytes()); err != nil {
+		return fmt.Errorf("linking %s: %w", what, err)
+	}
+	p.logf("link %s: added %d packagefile lines for %s", what, n, strings.Join(missing, ", "))
+	argv, err := ta.commandLine(ta.rewrite(argEdit{set: map[string]string{"importcfg": newCfg}}), filepath.Dir(newCfg))
+	if err != nil {
+		return fmt.Errorf("linking %s: %w", what, err)
+	}
+	return p.exec(argv)
+}
+
+// missingImports returns the packages imported by the archives of a link (every
+// packagefile of its importcfg, and the archives on its command line) that the
+// importcfg does not list. Archives in a layout archiveImports does not know are
+// searched for the MonitorPackages paths instead.
+func missingImports(cfg *importConfig, operands []string) ([]string, error) {
+	files := make([]string, 0, len(cfg.packageFile)+len(operands))
+	for _, f := range cfg.packageFile {
+		files = append(files, f)
+	}
+	for _, o := range operands {
+		if strings.HasSuffix(o, ".a") || strings.HasSuffix(o, ".o") {
+			files = append(files, o)
+		}
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+
+	type result struct {
+		imports []string
+		err     error
+	}
+	results := make([]result, len(files))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(8, len(files)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				imps, err := archiveImports(files[i])
+				if errors.Is(err, errObjectFormat) {
+					imps, err = nil, nil
+					for _, m := range MonitorPackages {
+						found, ferr := fileMentions(files[i], []string{m})
+						if ferr != nil {
+							err = ferr
+							break
+						}
+						if found {
+							imps = append(imps, m)
+						}
+					}
+				}
+				results[i] = result{imps, err}
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	var missing []string
+	for i, r := range results {
+		if r.err != nil {
+			return nil, fmt.Errorf("reading %s: %w", files[i], r.err)
+		}
+		for _, imp := range r.imports {
+			if imp != "unsafe" && !cfg.has(imp) {
+				missing = append(missing, imp)
+			}
+		}
+	}
+	slices.Sort(missing)
+	return slices.Compact(missing), nil
+}
+
+// modinfoPGO returns the -pgo profile recorded in the build information the go
+// command passes to the linker ("modinfo" line of importcfg.link), "" for none.
+func modinfoPGO(importcfg []byte) string {
+	for _, line := range strings.Split(string(importcfg), "\n") {
+		v, ok := strings.CutPrefix(line, "modinfo ")
+		if !ok {
+			continue
+		}
+		if s, err := strconv.Unquote(strings.TrimSpace(v)); err == nil {
+			v = s
+		}
+		for _, l := range strings.Split(v, "\n") {
+			if pgo, ok := strings.CutPrefix(l, "build\t-pgo="); ok {
+				return pgo
+			}
+		}
+	}
+	return ""
+}
+
+// resolver returns a resolver for this invocation.
+func (p *proxy) resolver(work, pgo string) *resolver {
+	return &resolver{
+		inv:         p.invocation(),
+		env:         p.env,
+		workDir:     work,
+		pgo:         pgo,
+		fingerprint: p.fingerprint,
+		logf:        p.logf,
+	}
+}
+
+var objDirPattern = regexp.MustCompile(`^b[0-9]+$`)
+
+// workFromObjDir returns the build's $WORK from a file in one of its object
+// directories ($WORK/b012/importcfg), or "" when the path does not look like one.
+func workFromObjDir(file string) string {
+	if file == "" {
+		return ""
+	}
+	obj := filepath.Dir(file)
+	if !objDirPattern.MatchString(filepath.Base(obj)) {
+		return ""
+	}
+	return filepath.Dir(obj)
+}
+
+// goCommandDir returns the go command's working directory: the parent
+// process's on Linux (a c-shared or plugin link runs in its output directory),
+// else this process's own (where the go command runs compile and link).
+func goCommandDir() string {
+	if runtime.GOOS == "linux" {
+		if d, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", os.Getppid())); err == nil {
+			return d
+		}
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// exec runs the real tool with args and the proxy's environment and streams.
+func (p *proxy) exec(args []string) error {
+	if p.canReplaceProcess() {
+		path := p.tool
+		if !strings.ContainsRune(path, filepath.Separator) {
+			path, _ = exec.LookPath(path)
+		}
+		if path != "" {
+			err := syscall.Exec(path, append([]string{p.tool}, args...), p.env)
+			// Exec returns only on failure; run the tool as a child instead.
+			p.logf("exec %s: %v; running it as a child", p.tool, err)
+		}
+	}
+	return p.spawn(args, p.stdio.Stdin, p.stdio.Stdout)
+}
+
+func (p *proxy) canReplaceProcess() bool {
+	return runtime.GOOS != "windows" && runtime.GOOS != "plan9" && runtime.GOOS != "js" && runtime.GOOS != "wasip1" &&
+		p.stdio.Stdin == io.Reader(os.Stdin) && p.stdio.Stdout == io.Writer(os.Stdout) && p.stdio.Stderr == io.Writer(os.Stderr)
+}
+
+// spawn runs the tool as a child process and maps its exit status.
+func (p *proxy) spawn(args []string, stdin io.Reader, stdout io.Writer) error {
+	cmd := exec.Command(p.tool, args...)
+	cmd.Args[0] = p.tool
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, p.stdio.Stderr
+	cmd.Env = p.env
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code := ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+		return &ToolExitError{Tool: p.name, Code: code}
+	}
+	if err != nil {
+		return fmt.Errorf("running %s: %w", p.tool, err)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+// Package writer encodes fine-mode call records into trace files, reads them back and
+// rebuilds call trees. It is linked into every monitored program, so it imports only
+// the standard library, never panics on bad input or a failing disk, and never makes
+// a producer wait unless told to.
+//
+// The byte-level format is specified in docs/trace-format.md.
+//
+// # Writers
+//
+// Three writers implement [Output] (a [Sink] plus Flush, Close and Stats):
+//
+//   - [Async] (NewAsync): producers copy each record into a ring owned by their P
+//     (procPin), with no lock and no allocation; one writer goroutine encodes the
+//     rings into chunks and writes them. When a ring is full, [Drop] discards the
+//     record and counts it (the count reaches the file as a loss record) and [Block]
+//     makes the producer wait. This is the writer to use when a core is free for
+//     the writer goroutine.
+//   - [Sync] (NewSync): Write encodes under a lock and writes the chunk it fills.
+//     Nothing is dropped for lack of room; the producer pays for encoding and for
+//     the occasional write. Kieker found it the better choice on a single core.
+//   - [Null]: discards and counts (MooBench's "collecting" configuration).
+//
+// # Contract
+//
+// Write(r) copies *r before it returns: r must not be retained by the writer and
+// may be reused by the caller at once. Write allocates nothing (enforced by tests).
+// Define must be called for a probe before the first Write of a record of that
+// probe (it may be called again with a changed definition; readers keep the last).
+//
+// Every method of every writer is safe for concurrent use, and every method is
+// nil-safe (a nil *Async discards), so call sites need no branches.
+//
+// Close is idempotent: it drains the queues, writes everything, closes the file and
+// stops the writer goroutine, and later calls return the first call's result. A
+// Write after Close is dropped and counted; Flush after Close returns ErrClosed.
+//
+// At least every Options.FlushInterval (default 1s) everything a writer holds is
+// handed to the operating system, so a crash loses at most that much. A chunk is
+// written whole: a record is never split across writes.
+//
+// # Accounting
+//
+// Every record passed to Write is, in the end, counted once in Stats: Written (its
+// chunk was accepted by the operating system) or Dropped (queue full, write error,
+// Write after Close); until then it is Queued. Drops of the first two kinds are
+// also written into the stream as loss records ("N records lost between t1 and
+// t2") as soon as the file takes writes again.
+//
+// A failing write (full disk, removed directory, closed descriptor) is counted in
+// Stats.Errors, reported once through Options.OnError, and retried every
+// FlushInterval; meanwhile records are dropped and counted. Only creating the first
+// file can make a constructor return an error.
+//
+// # Files
+//
+// A file is a header (stream id, file sequence number, clock base, host, pid,
+// binary) followed by chunks of probe definitions, records and loss records, each
+// chunk framed with a sync marker, a length and a CRC-32C. With
+// Options.RotateBytes set, the writer continues in RotatedPath(path, 1), 2, ...;
+// each file repeats the header and every probe definition so it can be read alone.
+//
+// # Reading
+//
+// [NewReader], [Open] (a file and its rotated successors) and [OpenFiles] return a
+// [Reader] whose Next yields headers, probe definitions, records, loss records, and
+// gaps: bytes it had to skip because a chunk was torn by a crash or corrupted.
+// Damage is never an error; reading resumes at the next valid chunk.
+//
+// [BuildTraces] and [TraceBuilder] turn records into call trees per trace, with
+// inclusive and exclusive times, using Kieker's EOI/ESS rule extended to traces
+// with missing calls.
+//
+// # Times
+//
+// Record times are readings of the monitor's monotonic clock (runtime.nanotime,
+// also returned by [Monotonic]); [Header].Clock maps them to wall time.
+package writer
