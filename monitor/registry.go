@@ -156,20 +156,28 @@ func modeName(m uint32) settings.Mode {
 // modeOf evaluates the layers for probe index i: default, base rules (last match
 // wins), the analyzer's choice, manual rules (last match wins).
 func modeOf(i int) uint32 {
-	m, _ := parseMode(registry.cfg.Mode)
+	m := baseModeOf(i)
 	sig := &registry.sigs[i]
-	for j := len(registry.base) - 1; j >= 0; j-- {
-		if registry.base[j].pc.MatchExecution(sig) {
-			m, _ = parseMode(registry.base[j].Mode)
-			break
-		}
-	}
 	if am, ok := registry.analyzer[registry.probes[i].id]; ok {
 		m = am
 	}
 	for j := len(registry.manual) - 1; j >= 0; j-- {
 		if registry.manual[j].pc.MatchExecution(sig) {
 			m, _ = parseMode(registry.manual[j].Mode)
+			break
+		}
+	}
+	return m
+}
+
+// baseModeOf is the mode the configuration alone gives probe index i: the default
+// and the base rules. The analyzer leaves probes it says off alone.
+func baseModeOf(i int) uint32 {
+	m, _ := parseMode(registry.cfg.Mode)
+	sig := &registry.sigs[i]
+	for j := len(registry.base) - 1; j >= 0; j-- {
+		if registry.base[j].pc.MatchExecution(sig) {
+			m, _ = parseMode(registry.base[j].Mode)
 			break
 		}
 	}
@@ -197,17 +205,26 @@ func (in *ProbeInfo) signature() pointcut.Signature {
 }
 
 // Signature renders the probe's Go signature, e.g.
-// "example.com/shop/repo.(*Store).Find(int) (Owner, error)".
+// "example.com/shop/repo.(*Store).Find(int) (Owner, error)". Generic functions
+// and methods of generic types get "[...]" where Go's own symbol names have it
+// (tracebacks, pprof): "shop.Max[...](T, T) T", "shop.(*Stack[...]).Pop() (T, bool)".
 func (in *ProbeInfo) Signature() string {
-	s := in.Package + "."
-	if in.Recv != "" {
-		if in.RecvPtr {
-			s += "(*" + in.Recv + ")."
-		} else {
-			s += in.Recv + "."
-		}
+	generic := ""
+	if pointcut.Flags(in.Flags).Has(pointcut.Generic) {
+		generic = "[...]"
 	}
-	s += in.Name + "(" + join(in.Params) + ")"
+	s := in.Package + "."
+	switch {
+	case in.Recv != "" && in.RecvPtr:
+		s += "(*" + in.Recv + generic + ")."
+	case in.Recv != "":
+		s += in.Recv + generic + "."
+	}
+	s += in.Name
+	if in.Recv == "" {
+		s += generic
+	}
+	s += "(" + join(in.Params) + ")"
 	switch len(in.Results) {
 	case 0:
 	case 1:

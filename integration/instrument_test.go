@@ -1,0 +1,488 @@
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/writer"
+)
+
+// shopConfig is the tigris.yaml of the instrumented tests. Tests share it (and
+// set modes at run time with TIGRIS_* variables) because every distinct config
+// is a distinct compiler fingerprint, which recompiles the standard library.
+const shopConfig = `version: 1
+monitor:
+  include: ["within(example.com/itest/...)"]
+  mode: coarse
+`
+
+// shopFiles is a program exercising the shapes the rewriter must keep intact:
+// methods with value and pointer receivers, generics, variadics, named and
+// unnamed results, recover, panics, runtime.Caller and goroutines. With the
+// argument "stats" it prints its own coarse statistics; with "panic" it dies.
+var shopFiles = map[string]string{
+	"tigris.yaml": shopConfig,
+	"shop/shop.go": `package shop
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+type Store struct{ items map[string]int }
+
+func New() *Store { return &Store{items: map[string]int{"a": 1, "b": 2}} }
+
+func (s *Store) Find(key string) (int, error) {
+	v, ok := s.items[key]
+	if !ok {
+		return 0, errors.New("not found: " + key)
+	}
+	return v, nil
+}
+
+func (s Store) Len() int { return len(s.items) }
+
+func Fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return Fib(n-1) + Fib(n-2)
+}
+
+func Max[T cmp.Ordered](a, b T) T {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+type Stack[T any] struct{ items []T }
+
+func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
+
+func (s *Stack[T]) Pop() (T, bool) {
+	var zero T
+	if len(s.items) == 0 {
+		return zero, false
+	}
+	v := s.items[len(s.items)-1]
+	s.items = s.items[:len(s.items)-1]
+	return v, true
+}
+
+func Sum(xs ...int) (total int) {
+	for _, x := range xs {
+		total += x
+	}
+	return
+}
+
+// Safe runs f and turns a panic into an error.
+func Safe(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	f()
+	return nil
+}
+
+func Boom(n int) int {
+	if n > 2 {
+		panic(fmt.Sprintf("boom %d", n))
+	}
+	return Boom(n + 1)
+}
+
+func Where() string {
+	_, file, line, _ := runtime.Caller(0)
+	return fmt.Sprintf("%s:%d", file[len(file)-len("shop/shop.go"):], line)
+}
+
+// Spawn computes Fib(n) on each of k goroutines.
+func Spawn(k, n int) int {
+	var wg sync.WaitGroup
+	results := make([]int, k)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = Fib(n)
+		}()
+	}
+	wg.Wait()
+	return Sum(results...)
+}
+`,
+	"shop/shop_test.go": `package shop
+
+import "testing"
+
+func TestFind(t *testing.T) {
+	s := New()
+	if v, err := s.Find("a"); v != 1 || err != nil {
+		t.Fatal(v, err)
+	}
+	if _, err := s.Find("x"); err == nil {
+		t.Fatal("no error")
+	}
+}
+
+func TestSafe(t *testing.T) {
+	if err := Safe(func() { Boom(0) }); err == nil || err.Error() != "recovered: boom 3" {
+		t.Fatal(err)
+	}
+}
+
+func TestSpawn(t *testing.T) {
+	if got := Spawn(4, 10); got != 4*55 {
+		t.Fatal(got)
+	}
+}
+`,
+	"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"example.com/itest/shop"
+	"github.com/tigrisgo/tigris/monitor"
+)
+
+func main() {
+	s := shop.New()
+	for i := 0; i < 10; i++ {
+		s.Find("a")
+		s.Find("zz")
+	}
+	fmt.Println(s.Find("b"))
+	fmt.Println(s.Len(), shop.Fib(15), shop.Max(3, 4), shop.Max("a", "b"), shop.Sum(1, 2, 3))
+	var st shop.Stack[string]
+	st.Push("x")
+	fmt.Println(st.Pop())
+	fmt.Println(st.Pop())
+	fmt.Println(shop.Safe(func() { shop.Boom(0) }))
+	fmt.Println(shop.Where())
+	fmt.Println(shop.Spawn(3, 10))
+	if len(os.Args) > 1 && os.Args[1] == "panic" {
+		shop.Boom(1)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "stats" {
+		stats := monitor.Snapshot()
+		sort.Slice(stats, func(i, j int) bool { return stats[i].Signature < stats[j].Signature })
+		for _, s := range stats {
+			fmt.Printf("STAT %s count=%d errors=%d panics=%d\n", s.Signature, s.Count, s.Errors, s.Panics)
+		}
+	}
+	if len(os.Args) > 1 && os.Args[1] == "exit" {
+		os.Exit(3)
+	}
+}
+`,
+}
+
+const shopOutput = `2 <nil>
+2 610 4 b 6
+x true
+ false
+recovered: boom 3
+shop/shop.go:79
+165
+`
+
+// TestInstrumentedProgram is the milestone: a program built with tigris runs
+// exactly as the plain build does and reports the calls it made.
+func TestInstrumentedProgram(t *testing.T) {
+	dir := newModule(t, shopFiles)
+	plain := filepath.Join(dir, "plain"+exeSuffix())
+	inst := filepath.Join(dir, "inst"+exeSuffix())
+	goCmd(t, dir, nil, "build", "-o", plain, ".")
+	tigrisCmd(t, dir, nil, "go", "build", "-o", inst, ".")
+
+	for _, mode := range []string{"off", "coarse", "fine"} {
+		env := []string{"TIGRIS_MODE=" + mode, "TIGRIS_OUT=" + filepath.Join(dir, "out-"+mode+".tgr")}
+		if got := runProgram(t, inst, env...); got != shopOutput {
+			t.Errorf("mode %s: output\n%s\nwant (as the plain build)\n%s", mode, got, shopOutput)
+		}
+	}
+	if got := runProgram(t, plain); got != shopOutput {
+		t.Fatalf("plain build output\n%s\nwant\n%s", got, shopOutput)
+	}
+
+	// Coarse statistics count every call once, errors by the error result and
+	// panics by how the function ended; generic instantiations share a probe.
+	out, code := runCmd(t, dir, []string{"TIGRIS_MODE=coarse"}, inst, "stats")
+	if code != 0 {
+		t.Fatalf("stats run: exit status %d\n%s", code, out)
+	}
+	stats := statLines(out)
+	want := map[string]string{
+		"example.com/itest/shop.(*Store).Find(string) (int, error)": "count=21 errors=10 panics=0",
+		"example.com/itest/shop.Store.Len() int":                    "count=1 errors=0 panics=0",
+		"example.com/itest/shop.Fib(int) int":                       fmt.Sprintf("count=%d errors=0 panics=0", fibCalls(15)+3*fibCalls(10)),
+		"example.com/itest/shop.Max[...](T, T) T":         "count=2 errors=0 panics=0",
+		"example.com/itest/shop.Safe(func()) error":                 "count=1 errors=1 panics=0",
+		"example.com/itest/shop.Boom(int) int":                      "count=4 errors=0 panics=4",
+		"example.com/itest/shop.Sum(...int) int":                    "count=2 errors=0 panics=0",
+		"example.com/itest/shop.(*Stack[...]).Pop() (T, bool)":        "count=2 errors=0 panics=0",
+	}
+	for sig, w := range want {
+		if got, ok := stats[sig]; !ok {
+			t.Errorf("no statistics for %s; have:\n%s", sig, strings.Join(sortedKeys(stats), "\n"))
+		} else if got != w {
+			t.Errorf("%s: %s, want %s", sig, got, w)
+		}
+	}
+	if _, ok := stats["example.com/itest.main()"]; !ok {
+		t.Errorf("main.main has no probe; have:\n%s", strings.Join(sortedKeys(stats), "\n"))
+	}
+
+	checkFineTrace(t, filepath.Join(dir, "out-fine.tgr"))
+	if fileExists(filepath.Join(dir, "out-coarse.tgr")) {
+		t.Error("coarse mode wrote a trace file")
+	}
+}
+
+// fibCalls is how many calls Fib(n) makes in all.
+func fibCalls(n int) int {
+	if n < 2 {
+		return 1
+	}
+	return 1 + fibCalls(n-1) + fibCalls(n-2)
+}
+
+// statLines parses the program's STAT lines: signature → counters.
+func statLines(out string) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(line, "STAT ")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndex(rest, " count=")
+		m[rest[:i]] = rest[i+1:]
+	}
+	return m
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// checkFineTrace reads the fine-mode trace back: every call is a record, the
+// records of a trace form a tree (Kieker's eoi/ess), goroutines start their own
+// traces, and panics and errors are flagged.
+func checkFineTrace(t *testing.T, path string) {
+	t.Helper()
+	r, err := writer.Open(path)
+	if err != nil {
+		t.Fatalf("fine mode wrote no readable trace: %v", err)
+	}
+	defer r.Close()
+	calls := map[string]int{}
+	panics, errs := 0, 0
+	gids := map[uint64]bool{}
+	var records []writer.Record
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch it.Kind {
+		case writer.KindRecord:
+			rec := it.Record
+			records = append(records, rec)
+			calls[r.Probe(rec.Probe).Name]++
+			gids[rec.GID] = true
+			if rec.Flags&writer.FlagPanic != 0 {
+				panics++
+			}
+			if rec.Flags&writer.FlagError != 0 {
+				errs++
+			}
+		case writer.KindLoss, writer.KindGap:
+			t.Errorf("trace has a %v item: %+v", it.Kind, it)
+		}
+	}
+	if calls["Fib"] != fibCalls(15)+3*fibCalls(10) || calls["Find"] != 21 || calls["main"] != 1 {
+		t.Errorf("records per function: %v", calls)
+	}
+	if panics != 4 || errs != 10+1 {
+		t.Errorf("%d panic and %d error records; want 4 panics (Boom) and 11 errors (Find ×10, Safe)", panics, errs)
+	}
+	if len(gids) != 4 {
+		t.Errorf("records from %d goroutines, want 4 (main and 3 spawned)", len(gids))
+	}
+	traces := writer.BuildTraces(records)
+	if len(traces) != 4 {
+		t.Errorf("%d traces, want 4: main's and one per spawned goroutine", len(traces))
+	}
+	for _, tr := range traces {
+		if len(tr.Roots) != 1 {
+			t.Errorf("trace %d has %d roots, want 1 (every call was recorded)", tr.ID, len(tr.Roots))
+		}
+	}
+}
+
+// TestInstrumentedPanicAndExit: a panic prints the plain build's traceback
+// (addresses aside: line numbers point at the original source), and os.Exit
+// keeps its status while the trace still gets written.
+func TestInstrumentedPanicAndExit(t *testing.T) {
+	dir := newModule(t, shopFiles)
+	plain := filepath.Join(dir, "plain"+exeSuffix())
+	inst := filepath.Join(dir, "inst"+exeSuffix())
+	goCmd(t, dir, nil, "build", "-o", plain, ".")
+	tigrisCmd(t, dir, nil, "go", "build", "-o", inst, ".")
+
+	plainOut, plainCode := runCmd(t, dir, nil, plain, "panic")
+	trace := filepath.Join(dir, "panic.tgr")
+	instOut, instCode := runCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + trace}, inst, "panic")
+	if plainCode != 2 || instCode != plainCode {
+		t.Errorf("exit status %d, plain %d (want 2)", instCode, plainCode)
+	}
+	if a, b := stripAddresses(plainOut), stripAddresses(instOut); a != b {
+		t.Errorf("panic output differs from the plain build's\n--- instrumented\n%s\n--- plain\n%s", b, a)
+	}
+	if !strings.Contains(plainOut, "shop/shop.go:73") {
+		t.Errorf("traceback does not point at Boom's panic line:\n%s", plainOut)
+	}
+	if n := countRecords(t, trace); n == 0 {
+		t.Error("a panicking program wrote no records")
+	}
+
+	exitTrace := filepath.Join(dir, "exit.tgr")
+	_, code := runCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + exitTrace}, inst, "exit")
+	if code != 3 {
+		t.Errorf("os.Exit(3) exited %d", code)
+	}
+	if n := countRecords(t, exitTrace); n == 0 {
+		t.Error("os.Exit lost the trace")
+	}
+}
+
+var hexAddr = regexp.MustCompile(`(\+)?0x[0-9a-f]+\??`)
+
+func stripAddresses(s string) string { return hexAddr.ReplaceAllString(s, "X") }
+
+func countRecords(t *testing.T, path string) int {
+	t.Helper()
+	r, err := writer.Open(path)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	defer r.Close()
+	n := 0
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind == writer.KindRecord {
+			n++
+		}
+	}
+	return n
+}
+
+// TestInstrumentedTests runs a package's tests through tigris with coverage:
+// same results, same coverage as the plain run (the //line directives keep
+// every position).
+func TestInstrumentedTests(t *testing.T) {
+	dir := newModule(t, shopFiles)
+	plainProfile, instProfile := filepath.Join(dir, "plain.cov"), filepath.Join(dir, "inst.cov")
+	plain := goCmd(t, dir, nil, "test", "-count=1", "-coverprofile="+plainProfile, "./shop")
+	inst := tigrisCmd(t, dir, nil, "go", "test", "-count=1", "-coverprofile="+instProfile, "./shop")
+	cov := regexp.MustCompile(`coverage: [0-9.]+% of statements`)
+	if a, b := cov.FindString(plain), cov.FindString(inst); a == "" || a != b {
+		t.Errorf("coverage through tigris %q, plain %q", b, a)
+	}
+	a, _ := os.ReadFile(plainProfile)
+	b, _ := os.ReadFile(instProfile)
+	if !bytes.Equal(a, b) {
+		t.Errorf("coverage profiles differ\n--- tigris\n%s\n--- plain\n%s", b, a)
+	}
+}
+
+// TestInstrumentedRace: the instrumented tests pass under the race detector,
+// with probes in fine mode and goroutines calling them concurrently.
+func TestInstrumentedRace(t *testing.T) {
+	dir := newModule(t, shopFiles)
+	out := tigrisCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_WRITER=null"}, "go", "test", "-race", "-count=1", "./shop")
+	if !strings.Contains(out, "ok  \texample.com/itest/shop") {
+		t.Errorf("go test -race through tigris:\n%s", out)
+	}
+}
+
+// TestConfigChangeAndCache: a config change rebuilds what it affects, reverting
+// it reuses the cache (the same binary), and a plain build afterwards is plain.
+func TestConfigChangeAndCache(t *testing.T) {
+	dir := newModule(t, helloFiles)
+	goCmd(t, dir, nil, "build", "-o", "plain1", ".")
+	writeFile(t, filepath.Join(dir, "tigris.yaml"), shopConfig)
+	tigrisCmd(t, dir, nil, "go", "build", "-o", "inst1", ".")
+	writeFile(t, filepath.Join(dir, "tigris.yaml"), shopConfig+"  exclude: [\"execution(* *.Hello(..))\"]\n")
+	tigrisCmd(t, dir, nil, "go", "build", "-o", "inst2", ".")
+	writeFile(t, filepath.Join(dir, "tigris.yaml"), shopConfig)
+	out := tigrisCmd(t, dir, nil, "go", "build", "-x", "-o", "inst3", ".")
+	if strings.Contains(out, "/compile ") {
+		t.Errorf("reverting the config recompiled packages:\n%s", out)
+	}
+	os.Remove(filepath.Join(dir, "tigris.yaml"))
+	goCmd(t, dir, nil, "build", "-o", "plain2", ".")
+
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if bytes.Equal(read("inst1"), read("inst2")) {
+		t.Error("changing the config did not change the binary")
+	}
+	if !bytes.Equal(read("inst1"), read("inst3")) {
+		t.Error("reverting the config did not give back the first binary")
+	}
+	if !bytes.Equal(read("plain1"), read("plain2")) {
+		t.Error("a plain build after instrumented ones is not the plain binary")
+	}
+	for _, bin := range []string{"inst1", "inst2"} {
+		if got := runProgram(t, filepath.Join(dir, bin)); got != "hello, GOPHER\n" {
+			t.Errorf("%s printed %q", bin, got)
+		}
+	}
+}
+
+// TestCrossBuild: an instrumented cross build (no cgo) links; the runtime patch
+// and the monitor's assembly-free linknames hold on another OS and architecture.
+func TestCrossBuild(t *testing.T) {
+	dir := newModule(t, shopFiles)
+	env := []string{"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}
+	tigrisCmd(t, dir, env, "go", "build", "-trimpath", "-o", "inst-darwin", ".")
+	b, err := os.ReadFile(filepath.Join(dir, "inst-darwin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte{0xcf, 0xfa, 0xed, 0xfe}) { // 64-bit Mach-O
+		t.Errorf("not a Mach-O binary: % x", b[:4])
+	}
+	if !bytes.Contains(b, []byte("example.com/itest/shop.Fib")) {
+		t.Error("the cross-built binary carries no probe metadata")
+	}
+}
