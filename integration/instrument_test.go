@@ -233,11 +233,11 @@ func TestInstrumentedProgram(t *testing.T) {
 		"example.com/itest/shop.(*Store).Find(string) (int, error)": "count=21 errors=10 panics=0",
 		"example.com/itest/shop.Store.Len() int":                    "count=1 errors=0 panics=0",
 		"example.com/itest/shop.Fib(int) int":                       fmt.Sprintf("count=%d errors=0 panics=0", fibCalls(15)+3*fibCalls(10)),
-		"example.com/itest/shop.Max[...](T, T) T":         "count=2 errors=0 panics=0",
+		"example.com/itest/shop.Max[...](T, T) T":                   "count=2 errors=0 panics=0",
 		"example.com/itest/shop.Safe(func()) error":                 "count=1 errors=1 panics=0",
 		"example.com/itest/shop.Boom(int) int":                      "count=4 errors=0 panics=4",
 		"example.com/itest/shop.Sum(...int) int":                    "count=2 errors=0 panics=0",
-		"example.com/itest/shop.(*Stack[...]).Pop() (T, bool)":        "count=2 errors=0 panics=0",
+		"example.com/itest/shop.(*Stack[...]).Pop() (T, bool)":      "count=2 errors=0 panics=0",
 	}
 	for sig, w := range want {
 		if got, ok := stats[sig]; !ok {

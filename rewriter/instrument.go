@@ -62,11 +62,7 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	case monitorPath:
 		return patchMonitor(job)
 	}
-	if job.ImportPath == tigrisModule || strings.HasPrefix(job.ImportPath, tigrisModule+"/") {
-		return false, nil
-	}
-	if (job.Std && !s.cfg.Std) || neverInstrument[job.ImportPath] || strings.HasPrefix(job.ImportPath, "internal/") ||
-		strings.Contains(job.ImportPath, "/internal/") && job.Std {
+	if why := s.packageExcluded(job.ImportPath, job.Std); why != "" {
 		return false, nil
 	}
 	pkgPath := sourceImportPath(job)
@@ -200,23 +196,56 @@ func (pj *packageJob) instrumentFile(i int, mayMatch, isMain bool) {
 	pj.replaceOSExit(i)
 }
 
-// instrumentable rules out functions the compiler or runtime treat specially.
+// packageExcluded says why no function of the package is ever instrumented, or ""
+// when its functions are matched against the config.
+func (s *Session) packageExcluded(importPath string, std bool) string {
+	switch {
+	case strings.HasPrefix(importPath, tigrisModule+"/examples/"):
+		return "" // programs users run, like any other
+	case importPath == tigrisModule || strings.HasPrefix(importPath, tigrisModule+"/"):
+		return "tigris's own package"
+	case neverInstrument[importPath]:
+		return "runs underneath the monitor"
+	case std && (strings.HasPrefix(importPath, "internal/") || strings.Contains(importPath, "/internal/")):
+		return "internal package of the standard library"
+	case std && !s.cfg.Std:
+		return "standard library (set std: true to opt in)"
+	}
+	return ""
+}
+
 func instrumentable(fd *ast.FuncDecl, linknamed map[string]bool) bool {
-	if fd.Name.Name == "_" || fd.Name.Name == "init" || linknamed[fd.Name.Name] {
-		return false
+	return notInstrumentable(fd, linknamed) == ""
+}
+
+// notInstrumentable says why fd is never probed (functions the compiler or
+// runtime treat specially), or "" when it can be.
+func notInstrumentable(fd *ast.FuncDecl, linknamed map[string]bool) string {
+	switch {
+	case fd.Body == nil:
+		return "no body (assembly or linkname)"
+	case fd.Name.Name == "_" || fd.Name.Name == "init":
+		return "init and blank functions are not callable"
+	case linknamed[fd.Name.Name]:
+		return "named in a //go:linkname directive"
 	}
 	if fd.Doc != nil {
 		for _, c := range fd.Doc.List {
-			switch {
-			case strings.HasPrefix(c.Text, "//go:nosplit"), strings.HasPrefix(c.Text, "//go:norace"),
-				strings.HasPrefix(c.Text, "//go:systemstack"), strings.HasPrefix(c.Text, "//go:nowritebarrier"),
-				strings.HasPrefix(c.Text, "//go:linkname"), strings.HasPrefix(c.Text, "//go:uintptrescapes"),
-				strings.HasPrefix(c.Text, "//go:yeswritebarrierrec"), strings.HasPrefix(c.Text, "//go:nocheckptr"):
-				return false
+			for _, d := range specialDirectives {
+				if strings.HasPrefix(c.Text, d) {
+					return "marked " + d
+				}
 			}
 		}
 	}
-	return true
+	return ""
+}
+
+// specialDirectives make the compiler treat a function in ways a probe's defer
+// and calls would break.
+var specialDirectives = []string{
+	"//go:nosplit", "//go:norace", "//go:systemstack", "//go:nowritebarrier",
+	"//go:linkname", "//go:uintptrescapes", "//go:yeswritebarrierrec", "//go:nocheckptr",
 }
 
 // linknamedFuncs collects local names mentioned in //go:linkname directives.

@@ -2,7 +2,9 @@ package rewriter
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -45,8 +47,11 @@ func NewSession(opts SessionOptions) (*Session, error) {
 	}
 	if path == "" {
 		found, err := config.Find(opts.Dir)
-		if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return s, nil // no config anywhere up the tree
+		}
+		if err != nil {
+			return nil, err
 		}
 		path = found
 	}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tigrisgo/tigris/config"
+	"github.com/tigrisgo/tigris/rewriter"
+)
+
+func newMatchCmd() *cobra.Command {
+	var (
+		configPath string
+		tags       string
+		tests      bool
+		asJSON     bool
+		verbose    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "match [packages]",
+		Short: "List the functions tigris.yaml instruments, without building",
+		Long: `match loads the packages (default ./...) the way the go command does and lists
+every function and method the config's monitor.include/exclude pointcuts select,
+one per line as file:line:col followed by the signature pointcuts see.
+
+It decides with the same code the toolexec proxy runs, so what match lists is
+what "tigris go build" instruments. Functions the pointcuts match but that never
+get a probe (//go:nosplit, //go:linkname, init) are listed with the reason under
+-v, as are packages excluded as a whole (the standard library unless std: true,
+tigris's own packages). The summary goes to stderr.
+
+The config is the tigris.yaml found from the current directory upwards, or
+--config, or $TIGRIS_CONFIG.`,
+		Example: `  tigris match                     # everything under ./...
+  tigris match ./internal/...      # one subtree
+  tigris match -v --tags integration ./...
+  tigris match --json | jq -r '.[].signature'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"./..."}
+			}
+			cfg, err := loadConfig(configPath)
+			if err != nil {
+				return err
+			}
+			opts := rewriter.MatchOptions{Patterns: args, Tests: tests}
+			if tags != "" {
+				opts.BuildFlags = []string{"-tags=" + tags}
+			}
+			rep, err := rewriter.ListMatches(cfg, opts)
+			if rep == nil {
+				return err
+			}
+			if perr := printMatches(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, asJSON, verbose); perr != nil {
+				return perr
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&configPath, "config", "", "tigris.yaml to use (default: search upwards, or $TIGRIS_CONFIG)")
+	f.StringVar(&tags, "tags", "", "comma-separated build tags, as for go build")
+	f.BoolVar(&tests, "test", false, "also load _test.go files")
+	f.BoolVar(&asJSON, "json", false, "print a JSON array instead of lines")
+	f.BoolVarP(&verbose, "verbose", "v", false, "also list matched functions that get no probe, and excluded packages")
+	return cmd
+}
+
+// loadConfig finds and loads tigris.yaml like the toolexec proxy does.
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		path = os.Getenv("TIGRIS_CONFIG")
+	}
+	if path == "" {
+		found, err := config.Find(".")
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no %s in this directory or above it (run tigris init, or pass --config)", config.FileName)
+		}
+		if err != nil {
+			return nil, err
+		}
+		path = found
+	}
+	return config.Load(path)
+}
+
+type matchJSON struct {
+	Signature string `json:"signature"`
+	Package   string `json:"package"`
+	Name      string `json:"name"`
+	Pos       string `json:"pos"`
+	Skipped   string `json:"skipped,omitempty"`
+}
+
+func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, verbose bool) error {
+	wd, _ := os.Getwd()
+	rel := func(name string) string {
+		if r, err := filepath.Rel(wd, name); err == nil && !filepath.IsAbs(r) && len(r) < len(name) {
+			return r
+		}
+		return name
+	}
+	instrumented := 0
+	for _, m := range rep.Matches {
+		if m.Skipped == "" {
+			instrumented++
+		}
+	}
+	if asJSON {
+		out := []matchJSON{}
+		for _, m := range rep.Matches {
+			if m.Skipped != "" && !verbose {
+				continue
+			}
+			out = append(out, matchJSON{
+				Signature: m.Signature.String(), Package: m.Signature.Package, Name: m.Signature.Name,
+				Pos: fmt.Sprintf("%s:%d:%d", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column), Skipped: m.Skipped,
+			})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, m := range rep.Matches {
+		switch {
+		case m.Skipped == "":
+			fmt.Fprintf(tw, "%s:%d:%d:\t%s\n", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column, m.Signature.String())
+		case verbose:
+			fmt.Fprintf(tw, "%s:%d:%d:\t%s\t(no probe: %s)\n", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column, m.Signature.String(), m.Skipped)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if verbose && len(rep.Excluded) > 0 {
+		paths := make([]string, 0, len(rep.Excluded))
+		for p := range rep.Excluded {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			fmt.Fprintf(stderr, "excluded package %s: %s\n", p, rep.Excluded[p])
+		}
+	}
+	fmt.Fprintf(stderr, "%d of %d functions in %d packages instrumented", instrumented, rep.Functions, rep.Packages)
+	if n := len(rep.Matches) - instrumented; n > 0 {
+		fmt.Fprintf(stderr, "; %d more matched but cannot carry a probe (-v lists them)", n)
+	}
+	fmt.Fprintln(stderr)
+	return nil
+}

@@ -1,0 +1,128 @@
+package rewriter
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/tigrisgo/tigris/config"
+	"github.com/tigrisgo/tigris/pointcut"
+)
+
+// Match is one function `tigris match` reports: what a build would instrument,
+// decided by the same code the toolexec proxy runs.
+type Match struct {
+	Signature pointcut.Signature
+	Pos       token.Position // the declaration's name
+	// Skipped says why a function the pointcuts match gets no probe anyway
+	// (//go:nosplit, linkname, ...); "" when it is instrumented.
+	Skipped string
+}
+
+// MatchOptions select the packages ListMatches loads.
+type MatchOptions struct {
+	Dir        string   // where the go command runs; "" = current directory
+	Patterns   []string // package patterns, e.g. "./..."
+	BuildFlags []string // e.g. "-tags=integration"
+	Tests      bool     // include _test.go files
+}
+
+// MatchReport is ListMatches' result.
+type MatchReport struct {
+	Matches  []Match // sorted by file and line
+	Packages int     // packages loaded
+	Excluded map[string]string
+	// Functions is how many function declarations with a body were considered.
+	Functions int
+}
+
+// ListMatches loads the packages and reports every function cfg instruments. Type
+// errors in a package are reported as an error naming the position, because the
+// proxy would compile such a package unchanged.
+func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
+	s := &Session{cfg: cfg}
+	lc := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+			packages.NeedTypesInfo | packages.NeedModule,
+		Dir:        opts.Dir,
+		BuildFlags: opts.BuildFlags,
+		Tests:      opts.Tests,
+	}
+	pkgs, err := packages.Load(lc, opts.Patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading packages: %w", err)
+	}
+	rep := &MatchReport{Excluded: map[string]string{}}
+	seen := map[string]bool{} // a package and its test variant share files
+	var loadErrs []string
+	for _, pkg := range pkgs {
+		for _, e := range pkg.Errors {
+			loadErrs = append(loadErrs, e.Error())
+		}
+		if len(pkg.Errors) > 0 || pkg.Types == nil {
+			continue
+		}
+		rep.Packages++
+		std := pkg.Module == nil && pkg.Name != "main"
+		if why := s.packageExcluded(pkg.PkgPath, std); why != "" {
+			rep.Excluded[pkg.PkgPath] = why
+			continue
+		}
+		if cfg.Instrument == nil || !cfg.Instrument.MayMatchPackage(pkg.PkgPath) {
+			continue
+		}
+		for _, f := range pkg.Syntax {
+			linknamed := linknamedFuncs(f)
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				pos := pkg.Fset.Position(fd.Name.Pos())
+				key := fmt.Sprintf("%s:%d:%d", pos.Filename, pos.Line, pos.Column)
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				fn, ok := pkg.TypesInfo.Defs[fd.Name].(*types.Func)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				rep.Functions++
+				sig := SignatureOf(pkg.PkgPath, fn, pkg.PkgPath+"/"+filepath.Base(pos.Filename), pos.Line)
+				if !cfg.Instrument.MatchExecution(&sig) {
+					continue
+				}
+				rep.Matches = append(rep.Matches, Match{Signature: sig, Pos: pos, Skipped: notInstrumentable(fd, linknamed)})
+			}
+		}
+	}
+	if len(loadErrs) > 0 {
+		return rep, fmt.Errorf("%d package error(s); tigris compiles such packages unchanged:\n%s",
+			len(loadErrs), joinLines(loadErrs))
+	}
+	sort.Slice(rep.Matches, func(i, j int) bool {
+		a, b := rep.Matches[i].Pos, rep.Matches[j].Pos
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		return a.Line < b.Line
+	})
+	return rep, nil
+}
+
+func joinLines(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += "\n"
+		}
+		out += "\t" + s
+	}
+	return out
+}
