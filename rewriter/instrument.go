@@ -42,6 +42,10 @@ type packageJob struct {
 	info    *types.Info
 	probes  []probeDesc
 	edits   [][]edit // per file
+	// callProbes maps a matched callee to its probe: all call sites of one callee
+	// in the package share it. callSeq numbers the sites' variables.
+	callProbes map[string]int
+	callSeq    int
 }
 
 // probeDesc is what the probe table records about one instrumented function.
@@ -72,7 +76,7 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 		s.logf("%s: skipped, no pointcut can match the package", pkgPath)
 		return false, nil
 	}
-	pj := &packageJob{s: s, job: job, pkgPath: pkgPath, fset: token.NewFileSet()}
+	pj := &packageJob{s: s, job: job, pkgPath: pkgPath, fset: token.NewFileSet(), callProbes: map[string]int{}}
 	if err := pj.parse(); err != nil {
 		return false, err
 	}
@@ -145,8 +149,9 @@ func (pj *packageJob) typeCheck() error {
 		},
 	}
 	pj.info = &types.Info{
-		Defs: map[*ast.Ident]types.Object{},
-		Uses: map[*ast.Ident]types.Object{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	if _, err := conf.Check(pj.job.ImportPath, pj.fset, pj.files, pj.info); err != nil && firstErr == nil {
 		firstErr = err
@@ -187,6 +192,9 @@ func (pj *packageJob) instrumentFile(i int, mayMatch, isMain bool) {
 		if mayMatch && instrumentable(fd, linknamed) {
 			if p, ok := pj.probe(i, fd); ok {
 				prologue += p
+			}
+			if fn, ok := pj.info.Defs[fd.Name].(*types.Func); ok && pj.s.cfg.Instrument.HasCall() {
+				pj.callSites(i, fd, fn)
 			}
 		}
 		if prologue != "" {
