@@ -18,7 +18,7 @@ import (
 // is a distinct compiler fingerprint, which recompiles the standard library.
 const shopConfig = `version: 1
 monitor:
-  include: ["within(example.com/itest/...)"]
+  include: ["within(example.com/itest/...)", "call(* strconv.Itoa(..)) && within(example.com/itest/...)"]
   mode: coarse
 `
 
@@ -35,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 )
 
@@ -124,6 +125,12 @@ func Spawn(k, n int) int {
 	wg.Wait()
 	return Sum(results...)
 }
+
+// Label's call into strconv is measured by a call(...) pointcut.
+func Label(n int) string {
+	s := strconv.Itoa(n)
+	return "#" + s
+}
 `,
 	"shop/shop_test.go": `package shop
 
@@ -176,7 +183,7 @@ func main() {
 	fmt.Println(st.Pop())
 	fmt.Println(shop.Safe(func() { shop.Boom(0) }))
 	fmt.Println(shop.Where())
-	fmt.Println(shop.Spawn(3, 10))
+	fmt.Println(shop.Spawn(3, 10), shop.Label(7))
 	if len(os.Args) > 1 && os.Args[1] == "panic" {
 		shop.Boom(1)
 	}
@@ -199,8 +206,8 @@ const shopOutput = `2 <nil>
 x true
  false
 recovered: boom 3
-shop/shop.go:79
-165
+shop/shop.go:80
+165 #7
 `
 
 // TestInstrumentedProgram is the milestone: a program built with tigris runs
@@ -360,7 +367,7 @@ func TestInstrumentedPanicAndExit(t *testing.T) {
 	if a, b := stripAddresses(plainOut), stripAddresses(instOut); a != b {
 		t.Errorf("panic output differs from the plain build's\n--- instrumented\n%s\n--- plain\n%s", b, a)
 	}
-	if !strings.Contains(plainOut, "shop/shop.go:73") {
+	if !strings.Contains(plainOut, "shop/shop.go:74") {
 		t.Errorf("traceback does not point at Boom's panic line:\n%s", plainOut)
 	}
 	if n := countRecords(t, trace); n == 0 {
