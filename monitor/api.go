@@ -83,10 +83,11 @@ func SetSampling(rate float64) error {
 
 func setSamplingLocked(rate float64) {
 	registry.cfg.Sampling = rate
-	sampleThreshold.Store(uint64(math.Round(rate * (1 << 32))))
+	applySamplingLocked()
 }
 
-// Sampling returns the current sampling rate.
+// Sampling returns the configured sampling rate. The rate in force may be lower
+// while the overhead budget limits it (EffectiveSampling).
 func Sampling() float64 {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
@@ -139,9 +140,12 @@ type Stats struct {
 	// (changeability), over the calls that reported one.
 	ResultSizeMean float64 `json:"resultSizeMean"`
 	ResultSizeSD   float64 `json:"resultSizeSD"`
-	Cyclomatic     int     `json:"cyclomatic"`
-	Statements     int     `json:"statements"`
-	Params         int     `json:"params"`
+	// Sized is the number of calls that reported a result size; with 0 the size
+	// metrics are unknown rather than zero.
+	Sized      uint64 `json:"sized"`
+	Cyclomatic int    `json:"cyclomatic"`
+	Statements int    `json:"statements"`
+	Params     int    `json:"params"`
 }
 
 // Snapshot returns every probe's statistics since the program started, by id.
@@ -163,7 +167,7 @@ func (p *Probe) statsOf(t totals, spanNs float64) Stats {
 		ID: p.id, Signature: p.info.Signature(), Mode: modeName(p.mode.Load()),
 		Count: uint64(t.time.N), MeanNs: t.time.Mean, StdDevNs: math.Sqrt(t.time.variance()),
 		Errors: t.errs, Panics: t.panics,
-		ResultSizeMean: t.size.Mean, ResultSizeSD: math.Sqrt(t.size.variance()),
+		ResultSizeMean: t.size.Mean, ResultSizeSD: math.Sqrt(t.size.variance()), Sized: uint64(t.size.N),
 		Cyclomatic: p.info.Cyclomatic, Statements: p.info.Statements, Params: len(p.info.Params),
 	}
 	if s.Count > 0 && spanNs > 0 {

@@ -73,11 +73,18 @@ func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, h
 	if s == nil {
 		return
 	}
+	c.record(s, p, t1, failed, panicked, size, hasSize)
+	fineRecords.Add(1)
+}
+
+// record hands the call's record to s. It is split from exitFine so the budget's
+// calibration can time the real record path into a private sink.
+func (c *Call) record(s writer.Sink, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
 	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())
 	}
 	r := writer.Record{
-		Probe: p.id, EOI: c.eoi, ESS: c.ess, Trace: c.trace, GID: ctx.goid,
+		Probe: p.id, EOI: c.eoi, ESS: c.ess, Trace: c.trace, GID: c.ctx.goid,
 		TIn: c.t0, TOut: t1,
 	}
 	if failed {
@@ -91,7 +98,6 @@ func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, h
 		r.Size = size
 	}
 	s.Write(&r)
-	fineRecords.Add(1)
 }
 
 // fineRecords counts records handed to the sink (the budget controller reads it).

@@ -52,6 +52,7 @@ func SetSink(s writer.Sink) writer.Sink {
 func start() {
 	started.Store(true)
 	go handleSignals()
+	go analyzerLoop()
 }
 
 // handleSignals flushes on SIGINT/SIGTERM and then lets the signal do what it would

@@ -24,6 +24,7 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		newToolexecCmd(),
 		newGoCmd(),
 		newInitCmd(),
+		newAnalyzeCmd(),
 		newMatchCmd(),
 		newVersionCmd(),
 	)
