@@ -26,6 +26,9 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		newInitCmd(),
 		newAnalyzeCmd(),
 		newMatchCmd(),
+		newReadCmd(),
+		newStatsCmd(),
+		newConvertCmd(),
 		newVersionCmd(),
 	)
 	return root

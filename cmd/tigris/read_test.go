@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/writer"
+)
+
+// writeTrace writes a trace file with the real writer: one trace, main.run
+// calling main.load twice, the second call failing.
+func writeTrace(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "app-7.tgr")
+	w, err := writer.NewSync(writer.Options{Path: path, Host: "h", PID: 7, Binary: "/bin/app", Clock: writer.ClockBase{Wall: 1_700_000_000_000_000_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Define(writer.ProbeDef{ID: 1, Signature: "main.run()", Package: "main", Name: "run", File: "/src/main.go", Line: 5})
+	w.Define(writer.ProbeDef{ID: 2, Signature: "main.load(string) error", Package: "main", Name: "load", File: "/src/load.go", Line: 9})
+	for _, r := range []writer.Record{
+		{Probe: 2, EOI: 1, ESS: 1, Trace: 1, GID: 1, TIn: 100, TOut: 300},
+		{Probe: 2, EOI: 2, ESS: 1, Trace: 1, GID: 1, TIn: 400, TOut: 900, Flags: writer.FlagError},
+		{Probe: 1, EOI: 0, ESS: 0, Trace: 1, GID: 1, TIn: 0, TOut: 1000},
+	} {
+		w.Write(&r)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// tigris runs the command line args through the cobra tree.
+func tigris(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err = cmd.Execute()
+	return out.String(), errb.String(), err
+}
+
+func TestReadCommand(t *testing.T) {
+	dir := t.TempDir()
+	path := writeTrace(t, dir)
+	out, stderr, err := tigris(t, "read", path)
+	if err != nil || stderr != "" {
+		t.Fatalf("read: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := "record  2023-11-14T22:13:20.000000400Z trace=1 eoi=2 ess=1 g=1 500ns main.load(string) error [error]"
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "header  stream=") || lines[4] != want {
+		t.Errorf("read output:\n%s\nwant 6 lines, the fifth %q", out, want)
+	}
+
+	out, _, err = tigris(t, "read", "--json", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records int
+	for l := range strings.Lines(out) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		if m["kind"] == "record" {
+			records++
+		}
+	}
+	if records != 3 {
+		t.Errorf("%d JSON records; want 3", records)
+	}
+}
+
+// A missing file among good ones is a warning; no readable input is an error.
+func TestReadCommandBadInput(t *testing.T) {
+	dir := t.TempDir()
+	path := writeTrace(t, dir)
+	missing := filepath.Join(dir, "gone.tgr")
+	out, stderr, err := tigris(t, "read", missing, path)
+	if err != nil || !strings.Contains(stderr, "read: warning: skipping open "+missing+": no such file") || !strings.Contains(out, "main.run()") {
+		t.Errorf("read missing+good: %v\nstderr %s", err, stderr)
+	}
+	if _, _, err := tigris(t, "read", missing); err == nil || !strings.Contains(err.Error(), "gone.tgr") {
+		t.Errorf("read of a missing file: %v; want an error naming it", err)
+	}
+	junk := filepath.Join(dir, "junk.tgr")
+	os.WriteFile(junk, []byte(strings.Repeat("junk", 100)), 0o644)
+	if _, _, err := tigris(t, "read", junk); err == nil || !strings.Contains(err.Error(), "nothing readable in "+junk+": no tigris trace data (400 bytes skipped)") {
+		t.Errorf("read of junk: %v", err)
+	}
+	empty := filepath.Join(dir, "empty.tgr")
+	os.WriteFile(empty, nil, 0o644)
+	if _, _, err := tigris(t, "read", empty); err == nil || !strings.HasSuffix(err.Error(), ": empty") {
+		t.Errorf("read of an empty file: %v", err)
+	}
+
+	// A torn tail still reads, with a warning.
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, append(data, data[len(data)-20:len(data)-5]...), 0o644)
+	out, stderr, err = tigris(t, "read", path)
+	if err != nil || !strings.Contains(stderr, "skipped 15 unreadable bytes") || !strings.Contains(out, "gap     "+path+" offset") {
+		t.Errorf("read of a torn file: %v\nstdout %s\nstderr %s", err, out, stderr)
+	}
+}

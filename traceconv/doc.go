@@ -1,0 +1,53 @@
+// Package traceconv converts tigris trace files (the record streams of package
+// writer) into formats other tools read, and summarizes them per function. It is
+// what `tigris read`, `tigris stats` and `tigris convert` run; docs/trace-tools.md
+// describes the commands and every mapping in detail.
+//
+// # Formats
+//
+// Formats lists the output formats as values (OpenXTrace, Chrome, Pprof,
+// Kieker); each has a Convert function that reads a *writer.Reader to its end
+// and writes one output stream:
+//
+//   - OpenXTrace: OPEN.xtrace-shaped JSON, one Trace per call tree, its
+//     MethodInvocations carrying responseTime and exclusiveTime (ns).
+//   - Chrome: Chrome trace-event JSON; one complete event per call on
+//     pid = process, tid = goroutine, for Perfetto and chrome://tracing.
+//   - Pprof: a pprof profile with one sample per call path and the sample types
+//     calls, inclusive and exclusive (ns); exclusive is the default, so `go tool
+//     pprof -top` ranks functions by their own time and flame graphs add up.
+//   - Kieker: Kieker ASCII OperationExecutionRecords ($1;…;eoi;ess), the .dat
+//     file of a Kieker monitoring log directory (with KiekerMap as kieker.map).
+//
+// WriteLines writes the items one per line (text or JSON lines), Summarize
+// computes per-function statistics (calls, errors, panics; total, mean, p50, p95
+// and max of inclusive and exclusive time) and WriteStatsTable/WriteStatsJSON
+// print them.
+//
+// # Streaming and memory
+//
+// Chrome, Kieker and WriteLines convert record by record in constant memory
+// (Chrome also remembers the goroutines it has named). OpenXTrace, Pprof and
+// Summarize need call trees: records are grouped by trace and a trace is built
+// once its root call's record has been read and Options.Lag more records have
+// followed (records of one trace can arrive slightly out of order from the
+// asynchronous writer's per-P queues). Memory then follows the traces in flight,
+// bounded by Options.MaxPending; a pprof profile grows with the distinct call
+// paths and a summary with the functions, never with the records.
+//
+// # Damage and loss
+//
+// Nothing in the input is an error: records the monitored program dropped (loss
+// items), bytes the reader skipped (gaps, a torn tail), records of undefined
+// probes and call trees missing their root are counted in the Report, and
+// Report.Warnings words them. A read error (I/O, an unsupported format version)
+// ends reading early and is kept in Report.ReadErr; what was read before it is
+// converted. Convert and the other functions return an error only when writing
+// the output fails. Report.Empty tells a caller that nothing usable was read.
+//
+// # Concurrency
+//
+// The functions of this package may run concurrently on different Readers; a
+// Reader, a Format's output writer and Options.Progress are used only by the
+// goroutine that called the function.
+package traceconv

@@ -1,0 +1,213 @@
+package traceconv
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/tigrisgo/tigris/writer"
+)
+
+// Sample types of the profiles Profile builds, in the order of Sample.Value.
+// Exclusive is the default: pprof's flat column is then a function's own time and
+// its cum column the time of everything below it, as in a CPU profile, and a flame
+// graph's widths add up.
+const (
+	SampleCalls     = "calls"     // count: calls that ended at the sample's path
+	SampleInclusive = "inclusive" // nanoseconds: those calls' inclusive time
+	SampleExclusive = "exclusive" // nanoseconds: those calls' exclusive time
+)
+
+// unrecordedName names the frame that stands for call levels without a record
+// (sampled out, dropped, not instrumented) between a call and its recorded parent.
+const unrecordedName = "(unrecorded calls)"
+
+// Profile reads r and builds a pprof profile of its call trees: one sample per
+// distinct call path (root to callee), whose values are the calls that ended at
+// that path, their inclusive and their exclusive nanoseconds (SampleCalls,
+// SampleInclusive, SampleExclusive; the default is SampleExclusive). Functions are
+// named by their signature, with the file and line of the probe definition.
+// Memory grows with the number of distinct paths, not with the records.
+func Profile(r *writer.Reader, opt Options) (*profile.Profile, Report, error) {
+	var rep Report
+	b := newProfileBuilder()
+	err := scanTrees(r, opt, &rep, b.trace, nil)
+	if err != nil {
+		return nil, rep, err
+	}
+	return b.profile(&rep), rep, nil
+}
+
+// writeProfile is Pprof's Convert: the profile, gzip-compressed protobuf.
+func writeProfile(w io.Writer, r *writer.Reader, opt Options) (Report, error) {
+	p, rep, err := Profile(r, opt)
+	if err != nil {
+		return rep, err
+	}
+	if err := p.Write(w); err != nil {
+		return rep, fmt.Errorf("writing the profile: %w", err)
+	}
+	return rep, nil
+}
+
+// pathNode is one distinct call path: the path of its parent plus one function.
+type pathNode struct {
+	fn                int // index into profileBuilder.funcs
+	calls, incl, excl int64
+	kids              []*pathNode
+	index             map[int]*pathNode // by fn, once kids is long
+}
+
+func (n *pathNode) child(fn int) *pathNode {
+	if n.index != nil {
+		if c := n.index[fn]; c != nil {
+			return c
+		}
+	} else {
+		for _, c := range n.kids {
+			if c.fn == fn {
+				return c
+			}
+		}
+	}
+	c := &pathNode{fn: fn}
+	n.kids = append(n.kids, c)
+	if n.index != nil {
+		n.index[fn] = c
+	} else if len(n.kids) > 16 {
+		n.index = make(map[int]*pathNode, len(n.kids))
+		for _, k := range n.kids {
+			n.index[k.fn] = k
+		}
+	}
+	return c
+}
+
+type funcKey struct {
+	name, file string
+	line       int
+}
+
+type profileBuilder struct {
+	root       pathNode
+	funcs      []funcKey
+	byKey      map[funcKey]int
+	unrecorded int
+	binary     string
+	start, end int64 // wall time span of the calls, Unix ns
+}
+
+func newProfileBuilder() *profileBuilder {
+	b := &profileBuilder{byKey: make(map[funcKey]int), start: math.MaxInt64, end: math.MinInt64}
+	b.unrecorded = b.function(funcKey{name: unrecordedName})
+	return b
+}
+
+// function returns the index of a function, the same for equal keys across streams.
+func (b *profileBuilder) function(k funcKey) int {
+	i, ok := b.byKey[k]
+	if !ok {
+		i = len(b.funcs)
+		b.funcs = append(b.funcs, k)
+		b.byKey[k] = i
+	}
+	return i
+}
+
+func (b *profileBuilder) probeFunc(p *probe) int {
+	if p.idx < 0 {
+		k := funcKey{name: p.sig}
+		if p.def != nil {
+			k.file, k.line = p.def.File, p.def.Line
+		}
+		p.idx = b.function(k)
+	}
+	return p.idx
+}
+
+func (b *profileBuilder) trace(s *stream, t *writer.Trace) error {
+	if b.binary == "" && s.hdr != nil {
+		b.binary = s.hdr.Binary
+	}
+	for _, n := range t.Roots {
+		b.add(s, &b.root, n)
+	}
+	return nil
+}
+
+func (b *profileBuilder) add(s *stream, parent *pathNode, n *writer.Node) {
+	if n.Missing > 0 {
+		parent = parent.child(b.unrecorded)
+	}
+	pn := parent.child(b.probeFunc(s.probe(n.Record.Probe)))
+	pn.calls++
+	pn.incl += int64(n.Inclusive)
+	pn.excl += int64(n.Exclusive)
+	b.start = min(b.start, s.wall(n.Record.TIn))
+	b.end = max(b.end, s.wall(n.Record.TOut))
+	for _, c := range n.Children {
+		b.add(s, pn, c)
+	}
+}
+
+func (b *profileBuilder) profile(rep *Report) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: SampleCalls, Unit: "count"},
+			{Type: SampleInclusive, Unit: "nanoseconds"},
+			{Type: SampleExclusive, Unit: "nanoseconds"},
+		},
+		DefaultSampleType: SampleExclusive,
+		PeriodType:        &profile.ValueType{Type: SampleExclusive, Unit: "nanoseconds"},
+		Period:            1,
+	}
+	if b.start <= b.end {
+		p.TimeNanos, p.DurationNanos = b.start, b.end-b.start
+	}
+	// One mapping that says functions and lines are known, so pprof does not try
+	// to symbolize the addresses (there are none).
+	m := &profile.Mapping{ID: 1, File: b.binary, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
+	p.Mapping = []*profile.Mapping{m}
+	locs := make([]*profile.Location, len(b.funcs))
+	for i, k := range b.funcs {
+		f := &profile.Function{ID: uint64(i + 1), Name: k.name, SystemName: k.name, Filename: k.file, StartLine: int64(k.line)}
+		p.Function = append(p.Function, f)
+		locs[i] = &profile.Location{ID: uint64(i + 1), Mapping: m, Line: []profile.Line{{Function: f, Line: int64(k.line)}}}
+	}
+	p.Location = locs
+	var stack []*profile.Location // root first
+	var walk func(n *pathNode)
+	walk = func(n *pathNode) {
+		stack = append(stack, locs[n.fn])
+		if n.calls > 0 {
+			leafFirst := make([]*profile.Location, len(stack))
+			for i, l := range stack {
+				leafFirst[len(stack)-1-i] = l
+			}
+			p.Sample = append(p.Sample, &profile.Sample{Location: leafFirst, Value: []int64{n.calls, n.incl, n.excl}})
+		}
+		for _, c := range n.kids {
+			walk(c)
+		}
+		stack = stack[:len(stack)-1]
+	}
+	for _, c := range b.root.kids {
+		walk(c)
+	}
+	p.Comments = append(p.Comments, fmt.Sprintf("tigris trace of %s: %d records, %d call tree(s)", nameOr(filepath.Base(b.binary), "a program"), rep.Records, rep.Traces))
+	for _, w := range rep.Warnings() {
+		p.Comments = append(p.Comments, "warning: "+w)
+	}
+	return p
+}
+
+func nameOr(s, alt string) string {
+	if s == "" || s == "." || strings.Trim(s, "/") == "" {
+		return alt
+	}
+	return s
+}
