@@ -5,24 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/tigrisgo/tigris/writer"
 )
 
-// benchFile is a trace of about a million records, written once per test run:
-// MooBench-shaped traces (a call recursing 10 levels deep) mixed with traces of
-// a root calling 9 of 20 other functions.
-var benchFile = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "traceconv-bench")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "bench.tgr")
+// writeBenchFile writes a trace of a million records: MooBench-shaped traces (a
+// call recursing 10 levels deep) mixed with traces of a root calling 9 of 20
+// other functions.
+func writeBenchFile(b *testing.B) string {
+	path := filepath.Join(b.TempDir(), "bench.tgr")
 	w, err := writer.NewSync(writer.Options{Path: path, Host: "h", PID: 1, Binary: "/bench"})
 	if err != nil {
-		return "", err
+		b.Fatal(err)
 	}
 	for id := uint32(1); id <= 21; id++ {
 		w.Define(writer.ProbeDef{ID: id, Signature: "example.com/bench.F" + strconv.Itoa(int(id)) + "(int) error", Package: "example.com/bench", Name: "F" + strconv.Itoa(int(id)), File: "bench.go", Line: int(id)})
@@ -44,14 +39,13 @@ var benchFile = sync.OnceValues(func() (string, error) {
 		w.Write(&writer.Record{Probe: 1, EOI: 0, ESS: 0, Trace: trace, GID: gid, TIn: t, TOut: t + 1000})
 		t += 1100
 	}
-	return path, w.Close()
-})
-
-func benchConvert(b *testing.B, run func(r *writer.Reader) (Report, error)) {
-	path, err := benchFile()
-	if err != nil {
+	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
+	return path
+}
+
+func benchConvert(b *testing.B, path string, run func(r *writer.Reader) (Report, error)) {
 	fi, _ := os.Stat(path)
 	b.SetBytes(fi.Size())
 	var records int64
@@ -72,22 +66,23 @@ func benchConvert(b *testing.B, run func(r *writer.Reader) (Report, error)) {
 }
 
 func BenchmarkConvert(b *testing.B) {
+	path := writeBenchFile(b)
 	for _, f := range Formats {
 		b.Run(f.Name, func(b *testing.B) {
-			benchConvert(b, func(r *writer.Reader) (Report, error) { return f.Convert(io.Discard, r, Options{}) })
+			benchConvert(b, path, func(r *writer.Reader) (Report, error) { return f.Convert(io.Discard, r, Options{}) })
 		})
 	}
 	b.Run("read-text", func(b *testing.B) {
-		benchConvert(b, func(r *writer.Reader) (Report, error) { return WriteLines(io.Discard, r, false, Options{}) })
+		benchConvert(b, path, func(r *writer.Reader) (Report, error) { return WriteLines(io.Discard, r, false, Options{}) })
 	})
 	b.Run("stats", func(b *testing.B) {
-		benchConvert(b, func(r *writer.Reader) (Report, error) {
+		benchConvert(b, path, func(r *writer.Reader) (Report, error) {
 			_, rep, err := Summarize(r, Options{})
 			return rep, err
 		})
 	})
 	b.Run("read-only", func(b *testing.B) {
-		benchConvert(b, func(r *writer.Reader) (Report, error) {
+		benchConvert(b, path, func(r *writer.Reader) (Report, error) {
 			var sc scanner
 			var rep Report
 			sc.rep = &rep
