@@ -53,6 +53,7 @@ func start() {
 	started.Store(true)
 	go handleSignals()
 	go analyzerLoop()
+	startAdmin(registry.cfg.Admin)
 }
 
 // handleSignals flushes on SIGINT/SIGTERM and then lets the signal do what it would

@@ -42,8 +42,10 @@ const runtimeModule = "github.com/tigrisgo/tigris"
 
 // runtimeDirs are the directories (relative to the tigris module root) whose
 // sources end up in instrumented binaries: the monitor and everything of this
-// module it imports. Keep it in step with the monitor's imports.
-var runtimeDirs = []string{"monitor", "settings", "writer", "pointcut", "dsl"}
+// module it imports. Keep it in step with the monitor's imports. monitor/admin
+// is inside monitor's walk already; it is named because binaries link it through
+// the probe tables' blank import, not through the monitor's imports.
+var runtimeDirs = []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl"}
 
 // suffixVersionLine appends the tigris fingerprint to a tool's -V=full line.
 // Release toolchains ("compile version go1.26.8 X:...") get " tigris=<fp>" at the

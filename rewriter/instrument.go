@@ -17,6 +17,7 @@ import (
 const (
 	tigrisModule = "github.com/tigrisgo/tigris"
 	monitorPath  = tigrisModule + "/monitor"
+	adminPath    = monitorPath + "/admin"
 	// Generated names carry a prefix no user writes, so they cannot collide.
 	alias     = "__tigris"
 	probesVar = "__tigris_p"
@@ -437,7 +438,7 @@ func (pj *packageJob) write() error {
 		// own init functions run.
 		pj.job.Files = append([]string{table}, pj.job.Files...)
 	}
-	pj.job.AddedImports = append(pj.job.AddedImports, monitorPath)
+	pj.job.AddedImports = append(pj.job.AddedImports, monitorPath, adminPath)
 	return nil
 }
 

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tigrisgo/tigris/monitor"
+	"github.com/tigrisgo/tigris/monitor/admin"
+)
+
+var (
+	ctlProbes      = make([]monitor.Probe, 3)
+	ctlInfos       = []monitor.ProbeInfo{{Package: "ctl.example/shop", Recv: "Store", RecvPtr: true, Name: "Find", Results: []string{"error"}, File: "shop.go", Line: 3}, {Package: "ctl.example/shop", Name: "Save", File: "shop.go", Line: 9}, {Package: "ctl.example/shop", Name: "Ping", File: "shop.go", Line: 12}}
+	registerProbes sync.Once
+)
+
+// ctlServer serves the admin API of this test binary, whose monitor has three
+// probes in package ctl.example/shop, Find called most.
+func ctlServer(t *testing.T, token string) string {
+	t.Helper()
+	registerProbes.Do(func() {
+		monitor.Register(`{"format":1,"mode":"coarse","sampling":1,"writer":{"mode":"null","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"1m"}}`, ctlProbes, ctlInfos)
+		for i := range 30 {
+			for j := range ctlProbes[:1+i%3] {
+				if c := monitor.Enter(&ctlProbes[j]); c.On() {
+					c.Exit(nil)
+				}
+			}
+		}
+	})
+	t.Cleanup(func() {
+		monitor.SetRules(nil)
+		monitor.SetSampling(1)
+	})
+	srv := httptest.NewServer(admin.NewHandler(admin.Options{Token: token}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// runCtl runs `tigris ctl args...` and returns its output and error.
+func runCtl(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"ctl"}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+func mustCtl(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := runCtl(t, args...)
+	if err != nil {
+		t.Fatalf("ctl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func wantLines(t *testing.T, out string, patterns ...string) {
+	t.Helper()
+	for _, p := range patterns {
+		if !regexp.MustCompile(`(?m)` + p).MatchString(out) {
+			t.Errorf("output lacks /%s/:\n%s", p, out)
+		}
+	}
+}
+
+func TestCtlProbesAndRules(t *testing.T) {
+	addr := ctlServer(t, "")
+	out := mustCtl(t, "--addr", addr, "probes")
+	wantLines(t, out, `^ID +MODE +SIGNATURE +POSITION$`, `^1 +coarse +ctl.example/shop.\(\*Store\).Find\(\) error +shop.go:3$`)
+	out = mustCtl(t, "--addr", addr, "probes", "--match", "execution(* ctl.example/shop.S*(..))", "--json")
+	var pl admin.ProbeList
+	if err := json.Unmarshal([]byte(out), &pl); err != nil || len(pl.Probes) != 1 || pl.Probes[0].Signature != "ctl.example/shop.Save()" {
+		t.Errorf("probes --json: %v %+v\n%s", err, pl, out)
+	}
+
+	out = mustCtl(t, "--addr", addr, "rules", "add", "execution(* ctl.example/shop.(*Store).Find(..))")
+	wantLines(t, out, `^added rule 0: fine execution\(\* ctl.example/shop.\(\*Store\).Find\(\.\.\)\)$`)
+	mustCtl(t, "--addr", addr, "rules", "add", "execution(* ctl.example/shop.Ping(..))", "--mode", "off")
+	wantLines(t, mustCtl(t, "--addr", addr, "probes", "--mode", "fine"), `Find`)
+	wantLines(t, mustCtl(t, "--addr", addr, "rules"), `^# +MODE +PATTERN$`, `^0 +fine +execution`, `^1 +off +execution\(\* ctl.example/shop.Ping`)
+	wantLines(t, mustCtl(t, "--addr", addr, "rules", "delete", "0"), `^deleted rule 0: fine execution\(\* ctl.example/shop.\(\*Store\).Find`)
+	wantLines(t, mustCtl(t, "--addr", addr, "rules", "set", "coarse:execution(* a.B(..)); off:execution(* a.C(..))", "fine:execution(* a.D(..))"),
+		`^0 +coarse +execution\(\* a.B`, `^1 +off`, `^2 +fine +execution\(\* a.D`)
+	if out := mustCtl(t, "--addr", addr, "rules", "set", "none"); strings.Contains(out, "execution") {
+		t.Errorf("rules set none left rules:\n%s", out)
+	}
+
+	// A bad pattern: the message, then the pattern with a caret under the column.
+	_, err := runCtl(t, "--addr", addr, "rules", "add", "execution(* shop.F$nd(..))")
+	want := "pattern: 1:19: unexpected character '$'\n    execution(* shop.F$nd(..))\n                      ^"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("bad pattern: %v\nwant it to contain\n%s", err, want)
+	}
+	for _, args := range [][]string{
+		{"rules", "add", "execution(* a.B(..))", "--mode", "loud"},
+		{"rules", "delete", "7"},
+		{"rules", "delete", "x"},
+		{"rules", "set", "fast:execution(* a.B(..))"},
+		{"probes", "--mode", "hot"},
+	} {
+		if out, err := runCtl(t, append([]string{"--addr", addr}, args...)...); err == nil {
+			t.Errorf("ctl %s: no error\n%s", strings.Join(args, " "), out)
+		}
+	}
+	if _, m := monitor.Rules(); len(m) != 0 {
+		t.Errorf("failed commands changed the rules: %v", m)
+	}
+}
+
+func TestCtlSamplingStatsAndState(t *testing.T) {
+	addr := ctlServer(t, "")
+	wantLines(t, mustCtl(t, "--addr", addr, "sampling"), `^sampling 100%$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "sampling", "set", "10%"), `^sampling 10%$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "sampling", "get"), `^sampling 10%$`)
+	if _, err := runCtl(t, "--addr", addr, "sampling", "set", "150%"); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("sampling set 150%%: %v", err)
+	}
+	wantLines(t, mustCtl(t, "--addr", addr, "enable", "execution(* ctl.example/shop.Save(..))", "--sampling", "50%"), `^added rule 0: fine`, `^sampling 50%$`)
+	if _, err := runCtl(t, "--addr", addr, "enable", "execution(* ctl.example/shop.Ping(..))", "--sampling", "lots"); err == nil {
+		t.Error("enable --sampling lots: no error")
+	}
+	if _, m := monitor.Rules(); len(m) != 1 {
+		t.Errorf("enable with a bad rate added a rule: %v", m)
+	}
+
+	out := mustCtl(t, "--addr", addr, "stats", "--sort", "count", "--top", "2")
+	wantLines(t, out, `^ID +MODE +CALLS +MEAN +STDDEV +TOTAL +ERRORS +PANICS +CONC +SIGNATURE$`,
+		`^1 +\w+ +30 +\S+ +\S+ +\S+ +0 +0 +[0-9.]+ +ctl.example/shop.\(\*Store\).Find\(\) error$`, `^\(2 of 3 probes, by count desc\)$`)
+	if strings.Count(out, "\n") != 4 {
+		t.Errorf("stats --top 2 printed %d lines:\n%s", strings.Count(out, "\n"), out)
+	}
+	if _, err := runCtl(t, "--addr", addr, "stats", "--sort", "speed"); err == nil || !strings.Contains(err.Error(), "not a sort key") {
+		t.Errorf("stats --sort speed: %v", err)
+	}
+
+	wantLines(t, mustCtl(t, "--addr", addr, "writer"), `^written +\d+ records$`, `^dropped +0 records$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "health"), `^ok: pid \d+, go\S+, up \S+, 3 probes \(0 off, 2 coarse, 1 fine\), sampling 50%$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "metrics"), `^tigris_probe_calls_total\{signature="ctl.example/shop.Ping\(\)"\} 10$`, `^# TYPE tigris_sampling_ratio gauge$`)
+	var ws admin.WriterState
+	if err := json.Unmarshal([]byte(mustCtl(t, "--addr", addr, "writer", "--json")), &ws); err != nil || !ws.Active {
+		t.Errorf("writer --json: %v %+v", err, ws)
+	}
+}
+
+func TestCtlAnalysis(t *testing.T) {
+	addr := ctlServer(t, "")
+	orig := monitor.Analysis()
+	t.Cleanup(func() { monitor.SetAnalysis(orig) })
+	wantLines(t, mustCtl(t, "--addr", addr, "analysis"), `^enabled +off$`, `^interval +1m0s$`, `^metric frequent +count$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "set", "--criteria", "most frequent", "--window", "5m", "--metric", "expensive=errors"),
+		`^criteria +most frequent$`, `^window +5m0s$`, `^metric expensive +errors$`, `^interval +1m0s$`)
+	_, err := runCtl(t, "--addr", addr, "analysis", "set", "--criteria", "most frequnt")
+	if err == nil || !strings.Contains(err.Error(), "1:6: expected a criterion") || !strings.Contains(err.Error(), "\n    most frequnt\n         ^") {
+		t.Errorf("bad criteria: %v", err)
+	}
+	for _, args := range [][]string{{"analysis", "set"}, {"analysis", "set", "--enabled", "maybe"}, {"analysis", "set", "--interval", "-1s"}, {"analysis", "set", "--metric", "x"}} {
+		if _, err := runCtl(t, append([]string{"--addr", addr}, args...)...); err == nil {
+			t.Errorf("ctl %s: no error", strings.Join(args, " "))
+		}
+	}
+	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "run"), `^cycle \d+ \(manual\): 3 candidates, \d selected`, `^SELECTED +WHY$`, `^ctl.example/shop.\(\*Store\).Find\(\) error +frequent: most`)
+	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "history", "--last", "1"), `^SEQ +AT +TRIGGER +CANDIDATES +SELECTED +CHANGE +SAMPLING +ERROR$`, `^\d+ +\S+ +manual +3 +\d +\+\d -\d +100%`)
+}
+
+func TestCtlToken(t *testing.T) {
+	addr := ctlServer(t, "s3cret")
+	t.Setenv("TIGRIS_ADMIN_TOKEN", "")
+	mustCtl(t, "--addr", addr, "rules") // reads need no token
+	_, err := runCtl(t, "--addr", addr, "sampling", "set", "0.5")
+	if err == nil || !strings.Contains(err.Error(), "missing bearer token") || !strings.Contains(err.Error(), "pass --token or set TIGRIS_ADMIN_TOKEN") {
+		t.Errorf("no token: %v", err)
+	}
+	if _, err := runCtl(t, "--addr", addr, "--token", "guess", "sampling", "set", "0.5"); err == nil || !strings.Contains(err.Error(), "wrong bearer token") {
+		t.Errorf("wrong token: %v", err)
+	}
+	wantLines(t, mustCtl(t, "--addr", addr, "--token", "s3cret", "sampling", "set", "0.5"), `^sampling 50%$`)
+}
+
+func TestCtlUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	_, err = runCtl(t, "--addr", addr, "health")
+	want := "no tigris admin endpoint at " + addr + ": connection refused; start the program with TIGRIS_ADMIN=" + addr
+	if err == nil || err.Error() != want {
+		t.Errorf("unreachable: %v\nwant %s", err, want)
+	}
+	if _, err := runCtl(t, "--addr", "nonsense", "health"); err == nil || !strings.Contains(err.Error(), "want host:port") {
+		t.Errorf("--addr nonsense: %v", err)
+	}
+}
+
+func TestCtlAddresses(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:7070":        "http://127.0.0.1:7070",
+		":7070":                 "http://127.0.0.1:7070",
+		"0.0.0.0:9":             "http://127.0.0.1:9",
+		"[::]:9":                "http://[::1]:9",
+		"localhost:1":           "http://localhost:1",
+		"http://10.0.0.1:80/x/": "http://10.0.0.1:80",
+	} {
+		if got, err := baseURL(in); err != nil || got != want {
+			t.Errorf("baseURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	t.Setenv("TIGRIS_ADMIN", "off")
+	if got := defaultAddr(); got != defaultAdminAddr {
+		t.Errorf("TIGRIS_ADMIN=off: default %s", got)
+	}
+	t.Setenv("TIGRIS_ADMIN", "127.0.0.1:9999")
+	if got := defaultAddr(); got != "127.0.0.1:9999" {
+		t.Errorf("TIGRIS_ADMIN=127.0.0.1:9999: default %s", got)
+	}
+	for ns, want := range map[float64]string{0: "0", 87: "87ns", 1234: "1.23µs", 1234567: "1.23ms", 12345678901: "12.3s", 999999: "1ms"} {
+		if got := fmtNs(ns); got != want {
+			t.Errorf("fmtNs(%v) = %s; want %s", ns, got, want)
+		}
+	}
+}
