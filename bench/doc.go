@@ -12,26 +12,34 @@
 // several ways and run in several configurations ([Variant]); each configuration
 // adds one portion of overhead to the one it is measured over (its Over):
 //
-//	config         build and run                          measures
-//	baseline       go build                               T
-//	deactivated    tigris go build, TIGRIS_MODE=off       T+I
-//	coarse         TIGRIS_MODE=coarse                     T+I+C  (coarse statistics)
-//	fine-null      TIGRIS_MODE=fine, TIGRIS_WRITER=null   T+I+C  (fine record, discarded)
-//	fine-async     TIGRIS_MODE=fine, TIGRIS_WRITER=async  T+I+C+W
-//	fine-sync      TIGRIS_MODE=fine, TIGRIS_WRITER=sync   T+I+C+W
-//	otel           examples/moobench-otel                 T+span (the peer)
-//	otel-blocking  the same with -otel-blocking           T+span (optional, WithOTelBlocking)
+//	config            build and run                          measures
+//	baseline          go build                               T
+//	deactivated       tigris go build, TIGRIS_MODE=off       T+I
+//	coarse            TIGRIS_MODE=coarse                     T+I+C  (coarse statistics)
+//	fine-null         TIGRIS_MODE=fine, TIGRIS_WRITER=null   T+I+C  (fine record, discarded)
+//	fine-async        TIGRIS_MODE=fine, TIGRIS_WRITER=async  T+I+C+W
+//	fine-sync         TIGRIS_MODE=fine, TIGRIS_WRITER=sync   T+I+C+W
+//	fine-async-block  the same with TIGRIS_ON_FULL=block     T+I+C+W (optional, WithBlocking)
+//	otel              examples/moobench-otel                 T+span (the peer)
+//	otel-blocking     the same with -otel-blocking           T+span (optional, WithBlocking)
 //
-// The OpenTelemetry SDK's batch processor drops spans when its queue is full
-// (its default); under stress most spans are dropped, so otel measures mostly the
-// cost of a dropped span. otel-blocking exports every span, as tigris writes
-// every record.
+// Both default writers drop what they cannot keep up with: the OpenTelemetry
+// SDK's batch processor when its queue is full (under stress most spans are
+// dropped, so otel measures mostly the cost of a dropped span), tigris's async
+// writer when its per-P ring is full. A writer that drops looks cheaper than
+// one that writes everything, so the driver counts what reached the output of
+// every run: the records in the tigris trace file and the losses it reports
+// ([Variant.Trace], [TraceCount]), and the spans the peer's exporter received
+// (the line it prints at exit). The blocking configurations write everything.
 //
 // Every top-level call makes depth monitored calls, so a portion per monitored
 // call is the difference of two configurations divided by depth. Each portion is
 // also given as a multiple of the cost of two monotonic clock reads measured by
 // the same processes (the yardstick of DESIGN.md's targets), and each
-// configuration's total overhead as a ratio to the peer's.
+// configuration's total overhead as a ratio to the peer's (of the means and of
+// the medians). Each process also counts the heap allocations made during its
+// benchmark loop, reported per monitored call. [ExperimentSummary.Targets]
+// holds the verdicts on DESIGN.md's targets.
 //
 // # Statistics
 //
@@ -49,7 +57,9 @@
 // experiments (parameter sets). [Driver.Run] builds every binary once into a
 // temporary directory, runs every configuration Runs times in fresh processes,
 // interleaved (run 1 of every configuration, then run 2, ...), keeps the raw data
-// files under its directory and returns [Results]. How a binary is built is a
+// files under its directory and returns [Results]. Its progress lines name the
+// configuration and run, the run's median and clock pair, the records lost, the
+// time elapsed and an estimate of the time left. How a binary is built is a
 // [BuildFunc]: [GoBuild] builds a directory with the go command (the baseline,
 // and the OpenTelemetry peer in its own module), [TigrisBuild] through
 // `tigris go build`.
@@ -57,16 +67,22 @@
 //	d := &bench.Driver{Dir: "moobench-results", Progress: os.Stderr}
 //	res, err := d.Run(ctx, bench.QuickPlan(root, bench.TigrisBuild(tigrisExe, root)))
 //	...
-//	sum, err := bench.Summarize(res)
+//	sum, err := bench.Report(d.Dir, res, true) // results.json, summary.json, table.txt, charts, raw.csv.gz
 //	bench.WriteTable(os.Stdout, sum)
 //
-// bench/cmd/moobench is a command around exactly that.
+// `tigris bench` (cmd/tigris/bench.go) is a command around exactly that, with
+// [Plan.With] for its parameter flags. [QuickPlan], [FullPlan] and [TinyPlan]
+// say what they run and how long it takes; FullPlan shortens the thesis'
+// 500 µs experiment ([FullPlanLongCalls]).
 //
 // # Output
 //
 // [WriteRawCSV] (experiment, config, run, goroutine, call, warmup, ns: every
 // measurement, warm-up included), [WriteJSON] (the [Summary]), [WriteTable] (a
-// terminal table in the style of the thesis' Table 11.1 plus the portions) and
-// [WriteSVG] (one bar per configuration, stacked T/I/C/W segments of the medians,
-// as in the thesis' figures).
+// terminal table in the style of the thesis' Table 11.1, then the portions per
+// monitored call, the records written and lost with the allocations, and the
+// verdicts on DESIGN.md's targets) and [WriteSVG] (one bar per configuration,
+// stacked T/I/C/W segments of the medians, as in the thesis' figures). [Report]
+// writes them all into a directory, with results.json, from which
+// [ReadResults] and [Summarize] make the report again.
 package bench

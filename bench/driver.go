@@ -110,6 +110,10 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 		if runtime.GOOS == "windows" {
 			exe += ".exe"
 		}
+		// Announced before it starts: a cold build can take minutes.
+		if b.Description != "" {
+			fmt.Fprintf(progress, "build %-8s %s ...\n", b.Name, b.Description)
+		}
 		t0 := time.Now()
 		if err := b.Build(ctx, exe); err != nil {
 			return res, fmt.Errorf("building %s: %w", b.Name, err)
@@ -123,34 +127,104 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 		fmt.Fprintf(progress, "build %-8s %6.1fs  %5.1f MB\n", b.Name, br.Duration.Seconds(), float64(br.Size)/1e6)
 	}
 
-	total, done := 0, 0
-	for _, e := range p.Experiments {
-		total += e.Params.Runs * len(p.Variants)
-	}
+	var jobs []job
 	for _, e := range p.Experiments {
 		for run := 1; run <= e.Params.Runs; run++ {
 			for i := range p.Variants {
-				v := &p.Variants[i]
-				if p.Pause > 0 {
-					select {
-					case <-ctx.Done():
-						return res, ctx.Err()
-					case <-time.After(p.Pause):
-					}
-				}
-				rd, err := d.runOnce(ctx, exes[v.Binary], e, v, run)
-				if err != nil {
-					return res, err
-				}
-				done++
-				line := runLine(rd, e.Params)
-				rd.Timings = nil // Summarize reads them again, one configuration at a time
-				res.Runs = append(res.Runs, *rd)
-				fmt.Fprintf(progress, "[%d/%d] %s run %d/%d %-12s %s\n", done, total, e.Name, run, e.Params.Runs, v.Name, line)
+				jobs = append(jobs, job{e: e, v: &p.Variants[i], run: run})
 			}
 		}
 	}
+	clock := newETA(p.Pause)
+	t0 := time.Now()
+	for i, j := range jobs {
+		if p.Pause > 0 {
+			select {
+			case <-ctx.Done():
+				return res, ctx.Err()
+			case <-time.After(p.Pause):
+			}
+		}
+		start := time.Now()
+		rd, err := d.runOnce(ctx, exes[j.v.Binary], j.e, j.v, j.run)
+		if err != nil {
+			return res, err
+		}
+		clock.observe(j, time.Since(start))
+		line := runLine(rd, j.e.Params)
+		rd.Timings = nil // Summarize reads them again, one configuration at a time
+		res.Runs = append(res.Runs, *rd)
+		fmt.Fprintf(progress, "[%d/%d %s, ETA %s] %s run %d/%d %-12s %s\n",
+			i+1, len(jobs), fmtClock(time.Since(t0)), fmtClock(clock.remaining(jobs[i+1:])),
+			j.e.Name, j.run, j.e.Params.Runs, j.v.Name, line)
+	}
 	return res, nil
+}
+
+// job is one run of one configuration in one experiment.
+type job struct {
+	e   Experiment
+	v   *Variant
+	run int
+}
+
+// eta predicts how long the remaining runs take. A configuration's run takes
+// about as long as its earlier runs in the same experiment did (the process,
+// the trace counting, the pause). One not run yet in this experiment takes
+// Params.estimate with the cost per monitored call the configuration showed in
+// an earlier experiment (its run time less the method time and runOverhead),
+// or etaPerCall if it never ran. Runs are interleaved, so after the first round
+// of an experiment every prediction is a measured one.
+type eta struct {
+	pause   time.Duration
+	spent   map[[2]string]time.Duration // per experiment and configuration
+	count   map[[2]string]int
+	perCall map[string]time.Duration // per configuration, from its latest run
+}
+
+// etaPerCall is the guess for a monitored call's cost before anything ran.
+const etaPerCall = 100 * time.Nanosecond
+
+func newETA(pause time.Duration) *eta {
+	return &eta{pause: pause, spent: map[[2]string]time.Duration{}, count: map[[2]string]int{},
+		perCall: map[string]time.Duration{}}
+}
+
+func (m *eta) observe(j job, d time.Duration) {
+	k := [2]string{j.e.Name, j.v.Name}
+	m.spent[k] += d
+	m.count[k]++
+	q := j.e.Params
+	if calls := int64(q.Calls) * int64(q.Depth); calls > 0 {
+		rest := d - runOverhead - time.Duration(q.Calls)*q.MethodTime
+		m.perCall[j.v.Name] = max(rest, 0) / time.Duration(calls)
+	}
+}
+
+func (m *eta) remaining(jobs []job) time.Duration {
+	var d time.Duration
+	for _, j := range jobs {
+		d += m.pause
+		k := [2]string{j.e.Name, j.v.Name}
+		switch pc, ok := m.perCall[j.v.Name]; {
+		case m.count[k] > 0:
+			d += m.spent[k] / time.Duration(m.count[k])
+		case ok:
+			d += j.e.Params.estimate(pc)
+		default:
+			d += j.e.Params.estimate(etaPerCall)
+		}
+	}
+	return d
+}
+
+// fmtClock formats d as m:ss or h:mm:ss.
+func fmtClock(d time.Duration) string {
+	sec := int64(d.Round(time.Second) / time.Second)
+	if sec >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	}
+	return fmt.Sprintf("%d:%02d", sec/60, sec%60)
 }
 
 // runLine summarises a run for the progress output; rd's timings are loaded.
@@ -159,6 +233,12 @@ func runLine(rd *RunData, q Params) string {
 	s := Compute(steady)
 	line := fmt.Sprintf("median %s mean %s per call (%s per monitored call), clock pair %.1f ns, wall %.1fs, load %.1f",
 		fmtNs(s.Median), fmtNs(s.Mean), fmtNs(s.Median/float64(q.Depth)), rd.ClockPairNs, rd.Wall.Seconds(), rd.LoadAvg)
+	if t := rd.Trace; t != nil {
+		line += fmt.Sprintf("\n    %d of %d %s written, %d lost (%.2f %%)", t.Written, t.Expected, t.Unit, t.Lost, 100*t.LostShare())
+		if u := t.Unaccounted(); u != 0 {
+			line += fmt.Sprintf(", %d unaccounted", u)
+		}
+	}
 	for _, n := range rd.Notes {
 		line += "\n    " + n
 	}
@@ -167,7 +247,7 @@ func runLine(rd *RunData, q Params) string {
 
 func (d *Driver) runOnce(ctx context.Context, exe string, e Experiment, v *Variant, run int) (*RunData, error) {
 	q := e.Params
-	rel := filepath.Join(e.Name, v.Name, fmt.Sprintf("run-%02d", run))
+	rel := runName(e.Name, v.Name, run)
 	raw := filepath.Join(d.Dir, "raw", rel+".bin")
 	logf := filepath.Join(d.Dir, "logs", rel+".log")
 	for _, f := range []string{raw, logf} {
@@ -214,7 +294,7 @@ func (d *Driver) runOnce(ctx context.Context, exe string, e Experiment, v *Varia
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	load := loadAvg()
+	load := LoadAverage()
 	t0 := time.Now()
 	err = cmd.Run()
 	wall := time.Since(t0)
@@ -236,7 +316,21 @@ func (d *Driver) runOnce(ctx context.Context, exe string, e Experiment, v *Varia
 	rd.Log, rd.Wall, rd.LoadAvg = logf, wall, load
 	rd.OutBytes = dirSize(scratch)
 	rd.Notes = notes(out.Bytes())
+	expected := int64(q.Calls) * int64(q.Depth) * int64(q.Goroutines)
+	if v.Trace != "" {
+		if rd.Trace, err = countTrace(subst(v.Trace), expected); err != nil {
+			return nil, fmt.Errorf("%s run %d of %s: %w", v.Name, run, e.Name, err)
+		}
+	} else if rd.Trace = spanCounts(out.Bytes()); rd.Trace != nil {
+		rd.Notes = slices.DeleteFunc(rd.Notes, func(n string) bool { return strings.Contains(n, "spans started=") })
+	}
 	return rd, nil
+}
+
+// runName is where a run's files go under the results directory's raw/, logs/
+// and scratch/, without the extension.
+func runName(experiment, variant string, run int) string {
+	return filepath.Join(experiment, variant, fmt.Sprintf("run-%02d", run))
 }
 
 // childEnv is the driver's environment without TIGRIS_* and OTEL_* variables,
@@ -285,7 +379,9 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-func loadAvg() float64 {
+// LoadAverage is the system's 1-minute load average, 0 where it does not tell
+// (Linux /proc/loadavg only).
+func LoadAverage() float64 {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return 0
@@ -304,7 +400,7 @@ func environment() Environment {
 		GOOS:      runtime.GOOS,
 		GOARCH:    runtime.GOARCH,
 		NumCPU:    runtime.NumCPU(),
-		LoadAvg:   loadAvg(),
+		LoadAvg:   LoadAverage(),
 	}
 	if out, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
 		e.GoVersion = strings.TrimSpace(string(out)) // the toolchain that builds the variants

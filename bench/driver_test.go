@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -57,13 +58,17 @@ func TestDriverEndToEnd(t *testing.T) {
 		t.Errorf("run order %s", got)
 	}
 	otel := res.RunsOf("mt0", OTel)
-	if len(otel) != 2 || len(otel[0].Notes) == 0 || !strings.Contains(otel[0].Notes[0], "spans started=200000") {
-		t.Errorf("OpenTelemetry runs' notes: %+v", otel)
+	if len(otel) != 2 || otel[0].Trace == nil || otel[0].Trace.Unit != "spans" || otel[0].Trace.Expected != 200_000 ||
+		otel[0].Trace.Unaccounted() != 0 {
+		t.Errorf("OpenTelemetry runs' span counts: %+v", otel[0].Trace)
 	}
 	if otel[0].OutBytes == 0 {
 		t.Error("the OpenTelemetry run wrote no spans to its file")
 	}
-	if !strings.Contains(progress.String(), "[4/4] mt0 run 2/2 otel") {
+	if res.RunsOf("mt0", Baseline)[0].Trace != nil {
+		t.Error("the baseline has a record count")
+	}
+	if !regexp.MustCompile(`\[4/4 \d+:\d\d, ETA 0:00\] mt0 run 2/2 otel `).MatchString(progress.String()) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 

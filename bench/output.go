@@ -182,36 +182,62 @@ func WriteTable(w io.Writer, s *Summary) error {
 				fmtNs(float64(st.Min)), fmtNs(float64(st.Max)), st.N, spread(c.RunMeans))
 		}
 		tw.Flush()
-		fmt.Fprintf(bw, "\nPer monitored call (÷ %d); ×cp = multiples of the clock pair (%.2f ns):\n", q.Depth, e.ClockPairNs)
+		fmt.Fprintf(bw, "\nPer monitored call (÷ %d); ×cp = multiples of the clock pair (%.2f ns); vs peer = overhead ÷ %s's overhead:\n",
+			q.Depth, e.ClockPairNs, e.Peer)
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "config\tportion\tover\tmean\t± 95% CI\t×cp\tmedian\t×cp\toverhead (mean)\t×cp\toverhead (median)\tvs peer\t")
+		fmt.Fprintln(tw, "config\tportion\tover\tmean\t± 95% CI\t×cp\tmedian\t×cp\toverhead mean\t×cp\toverhead median\t×cp\tvs peer (mean)\tvs peer (median)\t")
 		for _, c := range e.Configs {
 			if c.Adds == PortionT {
-				fmt.Fprintf(tw, "%s\tT\t\t%s\t\t%s\t%s\t%s\t\t\t\t\t\n", c.Name,
+				fmt.Fprintf(tw, "%s\tT\t\t%s\t\t%s\t%s\t%s\t\t\t\t\t\t\t\n", c.Name,
 					fmtNs(c.Stats.Mean/float64(q.Depth)), ratio(c.Stats.Mean/float64(q.Depth)/e.ClockPairNs),
 					fmtNs(c.Stats.Median/float64(q.Depth)), ratio(c.Stats.Median/float64(q.Depth)/e.ClockPairNs))
 				continue
 			}
-			vs := ""
-			if c.VsPeer != 0 && c.Name != e.Peer {
-				vs = fmt.Sprintf("%.3f", c.VsPeer)
-				if c.VsPeer > 0 {
-					vs += fmt.Sprintf(" (%s cheaper)", ratio(1/c.VsPeer))
-				}
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Adds, c.Over,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Adds, c.Over,
 				fmtNs(c.Portion.Mean), fmtNs(c.Portion.CI95), ratio(c.Portion.MeanClockPairs),
 				fmtNs(c.Portion.Median), ratio(c.Portion.MedianClockPairs),
-				fmtNs(c.Overhead.Mean), ratio(c.Overhead.MeanClockPairs), fmtNs(c.Overhead.Median), vs)
+				fmtNs(c.Overhead.Mean), ratio(c.Overhead.MeanClockPairs),
+				fmtNs(c.Overhead.Median), ratio(c.Overhead.MedianClockPairs),
+				vsPeer(c.VsPeer, c.Name == e.Peer), vsPeer(c.VsPeerMedian, c.Name == e.Peer))
+		}
+		tw.Flush()
+		fmt.Fprintf(bw, "\nOutput and allocations (every run, warm-up included; allocations of the whole process per monitored call):\n")
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "config\trecords or spans\twritten\tlost\tlost %\tunaccounted\tfile MB/run\tallocs/call\tbytes/call\t")
+		for _, c := range e.Configs {
+			var exp, written, lost, share, unacc string
+			if t := c.Trace; t != nil {
+				exp, written, lost = strconv.FormatInt(t.Expected, 10), strconv.FormatInt(t.Written, 10), strconv.FormatInt(t.Lost, 10)
+				share = fmt.Sprintf("%.2f", 100*t.LostShare())
+				unacc = strconv.FormatInt(t.Unaccounted(), 10)
+			}
+			var file string
+			if c.OutBytes > 0 {
+				file = fmt.Sprintf("%.1f", float64(c.OutBytes)/1e6)
+			}
+			allocs, bytes := "?", "?"
+			if c.AllocsPerCall >= 0 {
+				allocs, bytes = fmt.Sprintf("%.3f", c.AllocsPerCall), fmt.Sprintf("%.1f", c.AllocBytesPerCall)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, exp, written, lost, share, unacc, file, allocs, bytes)
 		}
 		tw.Flush()
 		for _, c := range e.Configs {
-			if c.OutBytes > 0 {
-				fmt.Fprintf(bw, "%s: %.1f MB of trace files per run\n", c.Name, float64(c.OutBytes)/1e6)
-			}
 			for _, n := range c.Notes {
 				fmt.Fprintf(bw, "%s: %s\n", c.Name, n)
 			}
+		}
+		if len(e.Targets) > 0 {
+			fmt.Fprintf(bw, "\nDESIGN.md targets (medians unless said otherwise):\n")
+			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+			for _, t := range e.Targets {
+				verdict := "missed"
+				if t.Met {
+					verdict = "met"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", t.Name, t.Target, t.Measured, verdict)
+			}
+			tw.Flush()
 		}
 	}
 	return bw.Flush()
@@ -237,6 +263,18 @@ func fmtNs(ns float64) string {
 	default:
 		return fmt.Sprintf("%.2f ns", ns)
 	}
+}
+
+// vsPeer formats a share of the peer's overhead with how many times cheaper
+// that is; nothing for the peer itself.
+func vsPeer(share float64, isPeer bool) string {
+	if share == 0 || isPeer {
+		return ""
+	}
+	if share > 0 {
+		return fmt.Sprintf("%.3f (%s cheaper)", share, ratio(1/share))
+	}
+	return fmt.Sprintf("%.3f", share)
 }
 
 func ratio(x float64) string {
@@ -311,7 +349,9 @@ func Report(dir string, res *Results, rawCSV bool) (*Summary, error) {
 }
 
 // ReadResults reads the results.json that Report wrote. The plan's build
-// functions are not in it; everything Summarize needs is.
+// functions are not in it; everything Summarize needs is. A run's raw data file
+// that is no longer where the driver wrote it (the results directory was moved
+// or copied) is looked for under raw/ next to path.
 func ReadResults(path string) (*Results, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -321,6 +361,16 @@ func ReadResults(path string) (*Results, error) {
 	var res Results
 	if err := json.NewDecoder(bufio.NewReader(f)).Decode(&res); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		if _, err := os.Stat(r.File); err == nil {
+			continue
+		}
+		moved := filepath.Join(filepath.Dir(path), "raw", runName(r.Experiment, r.Variant, r.Run)+".bin")
+		if _, err := os.Stat(moved); err == nil {
+			r.File = moved
+		}
 	}
 	return &res, nil
 }

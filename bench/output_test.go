@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"io"
 	"os"
@@ -162,6 +163,14 @@ func TestSVG(t *testing.T) {
 			if hasBreak := strings.Contains(all, "T+"); hasBreak != c.broken {
 				t.Errorf("axis broken: %v, want %v", hasBreak, c.broken)
 			}
+			for _, want := range []string{"1.00 % of the records lost", "50.00 % of the spans lost"} {
+				if !strings.Contains(all, want) {
+					t.Errorf("no text %q in the chart", want)
+				}
+			}
+			if strings.Count(all, "% of the") != 2 {
+				t.Errorf("loss shares under bars other than fine-async and otel:\n%s", all)
+			}
 			if c.name == "negative" && !strings.Contains(all, "I -0.50 ns") {
 				t.Errorf("negative portion not labelled with its value:\n%s", all)
 			}
@@ -182,8 +191,18 @@ func TestTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"== e: depth 10", "clock pair 20.00 ns", "fine-async", "0.032 (31.25× cheaper)", "500 ns", "WARNING: load average up to 7.5 on 2 CPU(s)"} {
-		if !strings.Contains(out, want) {
+	// Columns are aligned with runs of spaces; compare single-spaced lines.
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	flat := strings.Join(lines, "\n")
+	for _, want := range []string{"== e: depth 10", "clock pair 20.00 ns", "fine-async", "0.032 (31.25× cheaper)", "500 ns",
+		"WARNING: load average up to 7.5 on 2 CPU(s)",
+		"records or spans", "fine-async 2400 2376 24 1.00 0 0.000 0.0", // record counts, no allocations
+		"otel 2400 1200 1200 50.00 0 3.000 300.0",
+		"DESIGN.md targets", "C+W fine record through the async writer", "missed", "peer"} {
+		if !strings.Contains(flat, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
@@ -221,5 +240,35 @@ func TestReport(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s.Experiments, s2.Experiments) {
 		t.Errorf("summarizing results.json again differs:\n%+v\n%+v", s.Experiments, s2.Experiments)
+	}
+}
+
+// A results directory that moved still summarizes: the raw data files are
+// found under its raw/ by the driver's layout.
+func TestReadResultsMoved(t *testing.T) {
+	res := syntheticResults(t, 0, stressTimings)
+	old, moved := t.TempDir(), t.TempDir()
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		rel := runName(r.Experiment, r.Variant, r.Run) + ".bin"
+		r.File = filepath.Join(old, "raw", rel)
+		f := filepath.Join(moved, "raw", rel)
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		if err := os.WriteFile(f, encodeRaw(r), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.Timings = nil
+	}
+	if err := writeFile(filepath.Join(moved, "results.json"), func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(res)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ReadResults(filepath.Join(moved, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Summarize(again); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -45,6 +47,8 @@ type BuildFunc func(ctx context.Context, exe string) error
 type Binary struct {
 	Name  string    `json:"name"`
 	Build BuildFunc `json:"-"`
+	// Description says how it is built, for the progress output.
+	Description string `json:"description,omitempty"`
 }
 
 // Variant is one configuration: a binary and how to run it.
@@ -64,6 +68,13 @@ type Variant struct {
 	// driver's environment; only Env sets them.
 	Env  []string `json:"env,omitempty"`
 	Args []string `json:"args,omitempty"`
+
+	// Trace, when set, is the tigris trace file a run writes ("{scratch}" is
+	// replaced as in Env). The driver reads it after the run, before the scratch
+	// directory goes, and counts the records written and lost (RunData.Trace):
+	// a writer that drops records looks cheaper than one that writes them all,
+	// so the W portion means little without the count.
+	Trace string `json:"trace,omitempty"`
 
 	Description string `json:"description,omitempty"`
 }
@@ -197,17 +208,89 @@ func (p Plan) Validate() error {
 	return nil
 }
 
-// Estimate is a rough duration of the plan's runs (not its builds), from the
-// method time alone plus perCall for every monitored call and a second of
-// process overhead per run.
+// Estimate is a rough duration of the plan's runs (not its builds): the method
+// time plus perCall for every monitored call, and runOverhead per run.
 func (p Plan) Estimate(perCall time.Duration) time.Duration {
 	var d time.Duration
 	for _, e := range p.Experiments {
-		q := e.Params
-		call := q.MethodTime + time.Duration(q.Depth)*perCall
-		d += time.Duration(q.Runs*len(p.Variants)) * (time.Duration(q.Calls)*call + time.Second + p.Pause)
+		d += time.Duration(e.Params.Runs*len(p.Variants)) * (e.Params.estimate(perCall) + p.Pause)
 	}
 	return d
+}
+
+// runOverhead is what a run costs besides its calls: starting the process,
+// timing the clock pairs, writing and reading the raw data (about 0.3 s on the
+// development machine).
+const runOverhead = 300 * time.Millisecond
+
+// estimate is how long one run of q takes if a monitored call costs perCall
+// besides the method time. The goroutines run side by side.
+func (q Params) estimate(perCall time.Duration) time.Duration {
+	call := q.MethodTime + time.Duration(q.Depth)*perCall
+	return time.Duration(q.Calls)*call + runOverhead
+}
+
+// Overrides change a plan's experiments (the command line's --calls, --runs,
+// ...). A zero field keeps the plan's value.
+type Overrides struct {
+	Calls      int
+	Runs       int
+	Depth      int
+	Goroutines int
+	Warmup     float64 // 0 keeps; there is no way to ask for no warm-up at all
+	// MethodTimes, when set, replace the plan's experiments by one per method
+	// time, named "mt" and the duration ("mt0", "mt500us"). Each takes the
+	// parameters of the plan's experiment with the same method time if there is
+	// one, else those of the plan's first experiment.
+	MethodTimes []time.Duration
+}
+
+// With returns p with o applied to its experiments; p is not changed. Validate
+// the result.
+func (p Plan) With(o Overrides) Plan {
+	exps := slices.Clone(p.Experiments)
+	if len(o.MethodTimes) > 0 && len(exps) > 0 {
+		var out []Experiment
+		for _, mt := range o.MethodTimes {
+			e := exps[0]
+			if i := slices.IndexFunc(exps, func(e Experiment) bool { return e.Params.MethodTime == mt }); i >= 0 {
+				e = exps[i]
+			}
+			e.Name = MethodTimeName(mt)
+			e.Params.MethodTime = mt
+			out = append(out, e)
+		}
+		exps = out
+	}
+	for i := range exps {
+		q := &exps[i].Params
+		if o.Calls > 0 {
+			q.Calls = o.Calls
+		}
+		if o.Runs > 0 {
+			q.Runs = o.Runs
+		}
+		if o.Depth > 0 {
+			q.Depth = o.Depth
+		}
+		if o.Goroutines > 0 {
+			q.Goroutines = o.Goroutines
+		}
+		if o.Warmup > 0 {
+			q.Warmup = o.Warmup
+		}
+	}
+	p.Experiments = exps
+	return p
+}
+
+// MethodTimeName names an experiment by its method time: "mt0", "mt500us",
+// "mt1ms", "mt1.5ms" (ASCII, for file names).
+func MethodTimeName(mt time.Duration) string {
+	if mt == 0 {
+		return "mt0"
+	}
+	return "mt" + strings.ReplaceAll(mt.String(), "µ", "u")
 }
 
 // Only returns p with only the named configurations and those they are measured

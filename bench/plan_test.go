@@ -12,7 +12,7 @@ import (
 
 func TestRawFormat(t *testing.T) {
 	r := &RunData{Goroutines: 2, Calls: 3, Depth: 10, MethodTime: 500 * time.Microsecond,
-		ClockPairNs: 41.5, ClockPairIters: 1 << 20, Elapsed: 123456789,
+		ClockPairNs: 41.5, ClockPairIters: 1 << 20, Elapsed: 123456789, Mallocs: 17, AllocBytes: 4096,
 		Timings: []int64{1, 2, 3, 40, 50, 60}}
 	b := encodeRaw(r)
 	if len(b) != rawHeaderSize+6*8 {
@@ -23,8 +23,19 @@ func TestRawFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Goroutines != 2 || got.Calls != 3 || got.Depth != 10 || got.MethodTime != r.MethodTime ||
-		got.ClockPairNs != 41.5 || got.ClockPairIters != 1<<20 || got.Elapsed != r.Elapsed || !slices.Equal(got.Timings, r.Timings) {
+		got.ClockPairNs != 41.5 || got.ClockPairIters != 1<<20 || got.Elapsed != r.Elapsed ||
+		got.Mallocs != 17 || got.AllocBytes != 4096 || !slices.Equal(got.Timings, r.Timings) {
 		t.Errorf("decoded %+v", got)
+	}
+	// Version 1: no allocation counts, timings at offset 64.
+	v1 := append(append([]byte{}, b[:rawHeaderSizeV1]...), b[rawHeaderSize:]...)
+	v1[8] = 1
+	old, err := decodeRaw(v1)
+	if err != nil {
+		t.Fatalf("version 1: %v", err)
+	}
+	if old.Mallocs != -1 || old.AllocBytes != -1 || !slices.Equal(old.Timings, r.Timings) || old.Elapsed != r.Elapsed {
+		t.Errorf("version 1 decoded %+v", old)
 	}
 	if steady := got.AppendSteady(nil, 0.5); !slices.Equal(steady, []int64{2, 3, 50, 60}) {
 		t.Errorf("steady state %v, want [2 3 50 60]", steady)
@@ -33,7 +44,8 @@ func TestRawFormat(t *testing.T) {
 		"short":     b[:10],
 		"magic":     append([]byte("NOTMOOBE"), b[8:]...),
 		"truncated": b[:len(b)-1],
-		"version":   append(append(append([]byte{}, b[:8]...), 2, 0, 0, 0), b[12:]...),
+		"version":   append(append(append([]byte{}, b[:8]...), 3, 0, 0, 0), b[12:]...),
+		"v1 size":   append(append(append([]byte{}, b[:8]...), 1, 0, 0, 0), b[12:]...), // 16 bytes too many for version 1
 	} {
 		if _, err := decodeRaw(bad); err == nil {
 			t.Errorf("%s: no error", name)
@@ -79,16 +91,21 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// variantNames lists p's configurations, comma-separated, in order.
+func variantNames(p Plan) string {
+	var names []string
+	for _, v := range p.Variants {
+		names = append(names, v.Name)
+	}
+	return strings.Join(names, ",")
+}
+
 func TestOnly(t *testing.T) {
 	p, err := QuickPlan("/root", nopBuild).Only(FineAsync)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, v := range p.Variants {
-		names = append(names, v.Name)
-	}
-	if got := strings.Join(names, ","); got != "baseline,deactivated,fine-null,fine-async" {
+	if got := variantNames(p); got != "baseline,deactivated,fine-null,fine-async" {
 		t.Errorf("Only(fine-async) kept %s", got)
 	}
 	if _, err := p.Only("nope"); err == nil {
@@ -97,10 +114,25 @@ func TestOnly(t *testing.T) {
 }
 
 func TestEstimate(t *testing.T) {
-	// 7 configurations × 10 runs × 2,000,000 calls × 500 µs ≈ 19.4 h.
+	// 7 configurations × 10 runs × 20,000 calls × 500 µs = 700 s, plus 0.3 s
+	// per run (140 runs); method time 0 costs only the per-run overhead at a
+	// per-call cost of 0.
 	d := FullPlan("/root", nopBuild).Estimate(0)
+	if want := 700*time.Second + 140*runOverhead; d != want {
+		t.Errorf("full plan estimate %v, want %v", d, want)
+	}
+	// The thesis' literal plan: 2,000,000 calls of 500 µs, about 19.4 h.
+	d = FullPlan("/root", nopBuild).With(Overrides{Calls: 2_000_000}).Estimate(0)
 	if d < 19*time.Hour || d > 20*time.Hour {
-		t.Errorf("full plan estimate %v, want about 19.5 h", d)
+		t.Errorf("literal full plan estimate %v, want about 19.5 h", d)
+	}
+}
+
+func TestMethodTimeName(t *testing.T) {
+	for mt, want := range map[time.Duration]string{0: "mt0", 500 * time.Microsecond: "mt500us", time.Millisecond: "mt1ms", 1500 * time.Microsecond: "mt1.5ms"} {
+		if got := MethodTimeName(mt); got != want {
+			t.Errorf("MethodTimeName(%v) = %q, want %q", mt, got, want)
+		}
 	}
 }
 
@@ -136,12 +168,59 @@ func TestExampleCopiesInSync(t *testing.T) {
 	}
 }
 
-func TestWithOTelBlocking(t *testing.T) {
-	p := WithOTelBlocking(QuickPlan("/root", nil))
+func TestWithBlocking(t *testing.T) {
+	p := WithBlocking(QuickPlan("/root", nil))
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	if v := p.Variant(OTelBlocking); v == nil || !slices.Contains(v.Args, "-otel-blocking") || p.Peer().Name != OTel {
 		t.Errorf("otel-blocking %+v, peer %+v", v, p.Peer())
+	}
+	if p.Variant(FineAsyncBlock) != nil {
+		t.Error("fine-async-block in a plan without tigris")
+	}
+
+	p = WithBlocking(QuickPlan("/root", nopBuild))
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := variantNames(p); got != "baseline,deactivated,coarse,fine-null,fine-async,fine-sync,fine-async-block,otel,otel-blocking" {
+		t.Errorf("configurations %s", got)
+	}
+	b, a := p.Variant(FineAsyncBlock), p.Variant(FineAsync)
+	if !slices.Contains(b.Env, "TIGRIS_ON_FULL=block") || slices.Contains(a.Env, "TIGRIS_ON_FULL=block") || b.Trace == "" || b.Over != FineNull {
+		t.Errorf("fine-async-block %+v, fine-async %+v", b, a)
+	}
+}
+
+func TestWith(t *testing.T) {
+	p := FullPlan("/root", nopBuild)
+	got := p.With(Overrides{Runs: 2, Depth: 5})
+	if len(got.Experiments) != 2 || got.Experiments[0].Params.Runs != 2 || got.Experiments[1].Params.Depth != 5 ||
+		got.Experiments[0].Params.Calls != 2_000_000 || got.Experiments[1].Params.Calls != FullPlanLongCalls {
+		t.Errorf("With(runs 2, depth 5): %+v", got.Experiments)
+	}
+	if p.Experiments[0].Params.Runs != 10 {
+		t.Error("With changed the original plan")
+	}
+	// One experiment per method time, each with the parameters of the plan's
+	// experiment with that method time, or of the first.
+	got = p.With(Overrides{MethodTimes: []time.Duration{500 * time.Microsecond, time.Millisecond, 0}, Calls: 7})
+	var names []string
+	for _, e := range got.Experiments {
+		names = append(names, e.Name)
+		if e.Params.Calls != 7 {
+			t.Errorf("%s: calls %d, want 7", e.Name, e.Params.Calls)
+		}
+	}
+	if strings.Join(names, ",") != "mt500us,mt1ms,mt0" || got.Experiments[1].Params.MethodTime != time.Millisecond {
+		t.Errorf("experiments %+v", got.Experiments)
+	}
+	got = p.With(Overrides{MethodTimes: []time.Duration{500 * time.Microsecond}})
+	if c := got.Experiments[0].Params.Calls; c != FullPlanLongCalls {
+		t.Errorf("mt500us took %d calls, want the plan's %d", c, FullPlanLongCalls)
+	}
+	if err := p.With(Overrides{MethodTimes: []time.Duration{0, 0}}).Validate(); err == nil || !strings.Contains(err.Error(), "duplicated") {
+		t.Errorf("two experiments of the same method time: %v", err)
 	}
 }

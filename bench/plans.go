@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -31,8 +32,10 @@ const (
 	FineSync    = "fine-sync"
 	OTel        = "otel"
 	// OTelBlocking is the peer with a batch span processor that blocks instead
-	// of dropping spans when its queue is full (WithOTelBlocking).
-	OTelBlocking = "otel-blocking"
+	// of dropping spans when its queue is full, FineAsyncBlock the async writer
+	// that makes the producer wait instead of dropping (WithBlocking).
+	OTelBlocking   = "otel-blocking"
+	FineAsyncBlock = "fine-async-block"
 )
 
 // GoBuild builds the main package in dir with `go build [args] -o exe .`, in
@@ -87,15 +90,18 @@ func StandardPlan(name, root string, tigris BuildFunc, exps ...Experiment) Plan 
 	p := Plan{
 		Name: name,
 		Binaries: []Binary{
-			{Name: BinPlain, Build: GoBuild(filepath.Join(root, ExampleDir))},
-			{Name: BinOTel, Build: GoBuild(filepath.Join(root, OTelExampleDir))},
+			{Name: BinPlain, Build: GoBuild(filepath.Join(root, ExampleDir)),
+				Description: "go build in " + ExampleDir},
+			{Name: BinOTel, Build: GoBuild(filepath.Join(root, OTelExampleDir)),
+				Description: "go build in " + OTelExampleDir + " (its own module: the first build downloads and compiles the OpenTelemetry SDK)"},
 		},
 		Variants: []Variant{{Name: Baseline, Binary: BinPlain, Adds: PortionT,
 			Description: "no instrumentation (T)"}},
 		Experiments: exps,
 	}
 	if tigris != nil {
-		p.Binaries = append(p.Binaries, Binary{Name: BinTigris, Build: tigris})
+		p.Binaries = append(p.Binaries, Binary{Name: BinTigris, Build: tigris,
+			Description: "tigris go build in " + ExampleDir + " (the first build with a new tigris executable recompiles the standard library: a minute or more)"})
 		env := func(kv ...string) []string { return append(append([]string(nil), tigrisEnv...), kv...) }
 		p.Variants = append(p.Variants,
 			Variant{Name: Deactivated, Binary: BinTigris, Adds: PortionI, Over: Baseline,
@@ -109,9 +115,11 @@ func StandardPlan(name, root string, tigris BuildFunc, exps ...Experiment) Plan 
 				Description: "fine records, discarded (T+I+C)"},
 			Variant{Name: FineAsync, Binary: BinTigris, Adds: PortionW, Over: FineNull,
 				Env:         env("TIGRIS_MODE=fine", "TIGRIS_WRITER=async", "TIGRIS_OUT={scratch}/trace.tgr"),
+				Trace:       "{scratch}/trace.tgr",
 				Description: "fine records, async writer to a file (T+I+C+W)"},
 			Variant{Name: FineSync, Binary: BinTigris, Adds: PortionW, Over: FineNull,
 				Env:         env("TIGRIS_MODE=fine", "TIGRIS_WRITER=sync", "TIGRIS_OUT={scratch}/trace.tgr"),
+				Trace:       "{scratch}/trace.tgr",
 				Description: "fine records, sync writer to a file (T+I+C+W)"},
 		)
 	}
@@ -121,42 +129,76 @@ func StandardPlan(name, root string, tigris BuildFunc, exps ...Experiment) Plan 
 	return p
 }
 
-// WithOTelBlocking returns p with a second peer configuration, otel-blocking:
-// the OpenTelemetry example with -otel-blocking, so that every span is exported
-// as every tigris record is written. Under stress (method time 0) the default
-// batch processor drops most spans; this one makes the application wait for the
-// exporter instead, which is slow: budget for it.
-func WithOTelBlocking(p Plan) Plan {
-	p.Variants = append(append([]Variant(nil), p.Variants...), Variant{Name: OTelBlocking, Binary: BinOTel,
+// WithBlocking returns p with the configurations that never drop a record:
+// otel-blocking, the OpenTelemetry example with -otel-blocking (a batch span
+// processor that makes the application wait for the exporter), and, if p has
+// the tigris configurations, fine-async-block, the async writer with
+// TIGRIS_ON_FULL=block. Under stress (method time 0) both default writers drop
+// what they cannot keep up with, which makes them look cheaper than they are;
+// these two show what writing everything costs.
+func WithBlocking(p Plan) Plan {
+	p.Variants = slices.Clone(p.Variants)
+	if v := p.Variant(FineAsync); v != nil {
+		b := *v
+		b.Name = FineAsyncBlock
+		b.Env = append(slices.Clone(v.Env), "TIGRIS_ON_FULL=block")
+		b.Description = "fine records, async writer to a file, blocking when its queue is full (T+I+C+W)"
+		// Beside the other tigris configurations, before the peers.
+		i := slices.IndexFunc(p.Variants, func(v Variant) bool { return v.Adds == PortionPeer })
+		if i < 0 {
+			i = len(p.Variants)
+		}
+		p.Variants = slices.Insert(p.Variants, i, b)
+	}
+	p.Variants = append(p.Variants, Variant{Name: OTelBlocking, Binary: BinOTel,
 		Adds: PortionPeer, Over: Baseline,
 		Args:        []string{"-otel-out", "{scratch}/spans.json", "-otel-blocking"},
 		Description: "OpenTelemetry SDK span, blocking batch processor, stdouttrace to a file"})
 	return p
 }
 
-// QuickPlan takes about two minutes on the 2-core development machine (builds
-// cached): 3 runs, warm-up 0.5, depth 10; 300,000 calls with method time 0 (the
-// upper bound of the overhead) and 1,000 calls of 500 µs (the lower bound).
+// The three plans differ in calls and runs only; every one has the thesis'
+// depth 10 and warm-up share 0.5 and one benchmark goroutine.
+//
+// QuickPlan takes about two minutes on the idle 2-core development machine, a
+// cold tigris build included (about 40 s of that; with cached builds the whole
+// plan takes about a minute, and under load it takes longer): 5 runs of every
+// configuration with 300,000 calls of method time 0 (the upper bound of the
+// overhead) and 5 with 1,000 calls of 500 µs (the lower bound). Half of the
+// method-time-0 run time is the OpenTelemetry peer's: a span costs far more
+// than a tigris record.
 func QuickPlan(root string, tigris BuildFunc) Plan {
 	return StandardPlan("quick", root, tigris,
-		Experiment{Name: "mt0", Params: Params{Calls: 300_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 3, Goroutines: 1}},
-		Experiment{Name: "mt500us", Params: Params{Calls: 1_000, Warmup: 0.5, Depth: 10, MethodTime: 500 * time.Microsecond, Runs: 3, Goroutines: 1}},
+		Experiment{Name: "mt0", Params: Params{Calls: 300_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 5, Goroutines: 1}},
+		Experiment{Name: "mt500us", Params: Params{Calls: 1_000, Warmup: 0.5, Depth: 10, MethodTime: 500 * time.Microsecond, Runs: 5, Goroutines: 1}},
 	)
 }
+
+// FullPlanLongCalls is the number of calls per run of FullPlan's 500 µs
+// experiment: the thesis' 2,000,000 calls of 500 µs are 1,000 s per run, so
+// 10 runs of 7 configurations would take 19.4 hours. 20,000 calls (10 s per
+// run, 10,000 measured after the warm-up, 100,000 per configuration) take
+// about 12 minutes for all seven. With a long method time the overhead is a
+// tiny share of each call and the medians settle within a few thousand calls;
+// what the extra calls of the thesis would add is a narrower confidence
+// interval of the mean, which on a shared machine measures preemption anyway.
+const FullPlanLongCalls = 20_000
 
 // FullPlan is MooBench's default (thesis, section 8.3): 10 runs in fresh
 // processes, 2,000,000 calls, the first half discarded as warm-up, depth 10,
-// once with method time 0 and once with 500 µs. Beware: 2,000,000 calls of
-// 500 µs are 1,000 s per run, so that experiment alone takes about 3 hours per
-// configuration (about 19 hours for all seven); Plan.Estimate tells.
+// method time 0 — and the same with method time 500 µs, but with
+// FullPlanLongCalls calls per run instead of 2,000,000 (see there). About 25
+// minutes on the development machine, most of it the OpenTelemetry peer's
+// method-time-0 runs (about 45 s each).
 func FullPlan(root string, tigris BuildFunc) Plan {
 	return StandardPlan("full", root, tigris,
 		Experiment{Name: "mt0", Params: Params{Calls: 2_000_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 10, Goroutines: 1}},
-		Experiment{Name: "mt500us", Params: Params{Calls: 2_000_000, Warmup: 0.5, Depth: 10, MethodTime: 500 * time.Microsecond, Runs: 10, Goroutines: 1}},
+		Experiment{Name: "mt500us", Params: Params{Calls: FullPlanLongCalls, Warmup: 0.5, Depth: 10, MethodTime: 500 * time.Microsecond, Runs: 10, Goroutines: 1}},
 	)
 }
 
-// TinyPlan is a smoke test: 2 runs × 20,000 calls, method time 0.
+// TinyPlan is a smoke test for CI: 2 runs × 20,000 calls of method time 0, a
+// tenth of the usual clock pairs; a few seconds of runs.
 func TinyPlan(root string, tigris BuildFunc) Plan {
 	return StandardPlan("tiny", root, tigris,
 		Experiment{Name: "mt0", Params: Params{Calls: 20_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 2, Goroutines: 1, ClockPairs: 200_000}},

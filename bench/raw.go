@@ -9,12 +9,14 @@ import (
 )
 
 // The raw data file the example programs write (examples/moobench/raw.go has
-// the layout): a 64-byte little-endian header, then one int64 per top-level
-// call, goroutine after goroutine.
+// the layout): an 80-byte little-endian header, then one int64 per top-level
+// call, goroutine after goroutine. Version 1 files, without the allocation
+// counts, had a 64-byte header; they are still read.
 const (
-	rawMagic      = "MOOBENCH"
-	rawVersion    = 1
-	rawHeaderSize = 64
+	rawMagic        = "MOOBENCH"
+	rawVersion      = 2
+	rawHeaderSize   = 80
+	rawHeaderSizeV1 = 64
 )
 
 // RunData is one run of one configuration: one process.
@@ -31,6 +33,11 @@ type RunData struct {
 	ClockPairNs    float64       `json:"clockPairNs"` // 0: not measured
 	ClockPairIters int64         `json:"clockPairIters"`
 	Elapsed        time.Duration `json:"elapsedNs"` // the benchmark loop, all goroutines
+	// Mallocs and AllocBytes are what the whole process allocated during the
+	// benchmark loop (runtime.MemStats deltas); -1 in files of format version 1,
+	// which did not count.
+	Mallocs    int64 `json:"mallocs"`
+	AllocBytes int64 `json:"allocBytes"`
 
 	// Filled by the driver.
 	File     string        `json:"file,omitempty"`     // raw data file
@@ -38,7 +45,10 @@ type RunData struct {
 	Wall     time.Duration `json:"wallNs,omitempty"`   // the whole process
 	LoadAvg  float64       `json:"loadAvg,omitempty"`  // 1-minute load average before the run
 	OutBytes int64         `json:"outBytes,omitempty"` // bytes the run left in its scratch directory (trace files)
-	Notes    []string      `json:"notes,omitempty"`    // lines of the log worth reporting
+	// Trace is what the run's trace file (Variant.Trace) holds; nil when the
+	// configuration names none.
+	Trace *TraceCount `json:"trace,omitempty"`
+	Notes []string    `json:"notes,omitempty"` // lines of the log worth reporting
 
 	// Timings are the G·N ns per top-level call, goroutine-major. Nil until
 	// loaded (Load, ReadRaw, ReadRawCSV); the driver does not keep them.
@@ -60,12 +70,20 @@ func ReadRaw(path string) (*RunData, error) {
 }
 
 func decodeRaw(b []byte) (*RunData, error) {
-	if len(b) < rawHeaderSize || string(b[:8]) != rawMagic {
+	if len(b) < rawHeaderSizeV1 || string(b[:8]) != rawMagic {
 		return nil, fmt.Errorf("not a MooBench raw data file")
 	}
 	le := binary.LittleEndian
-	if v := le.Uint32(b[8:]); v != rawVersion {
-		return nil, fmt.Errorf("raw data format version %d, want %d", v, rawVersion)
+	size := rawHeaderSize
+	switch v := le.Uint32(b[8:]); v {
+	case rawVersion:
+	case 1:
+		size = rawHeaderSizeV1
+	default:
+		return nil, fmt.Errorf("raw data format version %d, want 1 or %d", v, rawVersion)
+	}
+	if len(b) < size {
+		return nil, fmt.Errorf("raw data file shorter than its %d-byte header", size)
 	}
 	r := &RunData{
 		Goroutines:     int(le.Uint32(b[12:])),
@@ -75,8 +93,14 @@ func decodeRaw(b []byte) (*RunData, error) {
 		ClockPairNs:    math.Float64frombits(le.Uint64(b[40:])),
 		ClockPairIters: int64(le.Uint64(b[48:])),
 		Elapsed:        time.Duration(le.Uint64(b[56:])),
+		Mallocs:        -1,
+		AllocBytes:     -1,
 	}
-	data := b[rawHeaderSize:]
+	if size >= rawHeaderSize {
+		r.Mallocs = int64(le.Uint64(b[64:]))
+		r.AllocBytes = int64(le.Uint64(b[72:]))
+	}
+	data := b[size:]
 	if r.Goroutines < 1 || r.Calls < 0 || int64(len(data)) != 8*int64(r.Goroutines)*int64(r.Calls) {
 		return nil, fmt.Errorf("header says %d goroutine(s) × %d calls but the file holds %d bytes of timings",
 			r.Goroutines, r.Calls, len(data))
@@ -101,6 +125,8 @@ func encodeRaw(r *RunData) []byte {
 	b = le.AppendUint64(b, math.Float64bits(r.ClockPairNs))
 	b = le.AppendUint64(b, uint64(r.ClockPairIters))
 	b = le.AppendUint64(b, uint64(r.Elapsed))
+	b = le.AppendUint64(b, uint64(r.Mallocs))
+	b = le.AppendUint64(b, uint64(r.AllocBytes))
 	for _, t := range r.Timings {
 		b = le.AppendUint64(b, uint64(t))
 	}

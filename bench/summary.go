@@ -30,6 +30,9 @@ type ExperimentSummary struct {
 	Baseline    string          `json:"baseline"`
 	Peer        string          `json:"peer,omitempty"`
 	Configs     []ConfigSummary `json:"configs"` // in plan order
+	// Targets compares the standard configurations with DESIGN.md's
+	// performance targets; empty when the plan lacks them.
+	Targets []TargetCheck `json:"targets,omitempty"`
 }
 
 // ConfigSummary is one configuration of an experiment.
@@ -49,13 +52,25 @@ type ConfigSummary struct {
 	OutBytes    int64    `json:"outBytes"` // mean bytes of trace files per run
 	Notes       []string `json:"notes,omitempty"`
 
+	// Trace sums the runs' record (or span) counts; nil when the configuration
+	// writes nothing countable.
+	Trace *TraceCount `json:"trace,omitempty"`
+	// AllocsPerCall and AllocBytesPerCall are the heap allocations of the whole
+	// process during the benchmark loops (warm-up included) per monitored call;
+	// -1 when the raw data did not count them.
+	AllocsPerCall     float64 `json:"allocsPerCall"`
+	AllocBytesPerCall float64 `json:"allocBytesPerCall"`
+
 	// Portion is what Adds costs over Over, Overhead everything over the
 	// baseline, both per monitored call; zero for the baseline.
 	Portion  Cost `json:"portion"`
 	Overhead Cost `json:"overhead"`
 	// VsPeer is Overhead.Mean as a share of the peer's (0.1: a tenth of the
-	// peer's overhead); 0 without a peer.
-	VsPeer float64 `json:"vsPeer,omitempty"`
+	// peer's overhead), VsPeerMedian the same of the medians; 0 without a peer
+	// or for the baseline. Under stress the peer's mean lies far above its
+	// median (a heavy tail of slow calls), so both are given.
+	VsPeer       float64 `json:"vsPeer,omitempty"`
+	VsPeerMedian float64 `json:"vsPeerMedian,omitempty"`
 }
 
 // Cost is a difference of two configurations per monitored call.
@@ -133,6 +148,7 @@ func Summarize(res *Results) (*Summary, error) {
 			var pooled []int64
 			var vpairs []float64
 			var outBytes int64
+			var mallocs, allocBytes, calls int64
 			for _, r := range runs {
 				loaded := r.Timings == nil
 				if err := r.Load(); err != nil {
@@ -155,12 +171,30 @@ func Summarize(res *Results) (*Summary, error) {
 					vpairs = append(vpairs, r.ClockPairNs)
 				}
 				outBytes += r.OutBytes
+				if r.Mallocs >= 0 && mallocs >= 0 {
+					mallocs += r.Mallocs
+					allocBytes += r.AllocBytes
+					calls += int64(r.Calls) * int64(r.Goroutines) * int64(e.Params.Depth)
+				} else {
+					mallocs = -1 // one run without counts spoils the sum
+				}
+				if r.Trace != nil {
+					if cs.Trace == nil {
+						cs.Trace = &TraceCount{}
+					}
+					cs.Trace.Add(r.Trace)
+				}
 				s.MaxLoadAvg = max(s.MaxLoadAvg, r.LoadAvg)
 				for _, n := range r.Notes {
 					cs.Notes = append(cs.Notes, fmt.Sprintf("run %d: %s", r.Run, n))
 				}
 			}
 			cs.Runs = len(runs)
+			cs.AllocsPerCall, cs.AllocBytesPerCall = -1, -1
+			if mallocs >= 0 && calls > 0 {
+				cs.AllocsPerCall = float64(mallocs) / float64(calls)
+				cs.AllocBytesPerCall = float64(allocBytes) / float64(calls)
+			}
 			cs.Stats = Compute(pooled)
 			cs.ClockPairNs = medianFloat(vpairs)
 			cs.OutBytes = outBytes / int64(len(runs))
@@ -168,11 +202,18 @@ func Summarize(res *Results) (*Summary, error) {
 			es.Configs = append(es.Configs, cs)
 		}
 		es.ClockPairNs = medianFloat(pairs)
+		if len(es.Configs) == 0 {
+			continue // not run yet: the results of an interrupted plan
+		}
 		if es.Config(es.Baseline) == nil {
 			return nil, fmt.Errorf("experiment %s: no runs of the baseline %s", e.Name, es.Baseline)
 		}
 		es.derivePortions()
+		es.Targets = es.checkTargets()
 		s.Experiments = append(s.Experiments, es)
+	}
+	if len(s.Experiments) == 0 {
+		return nil, fmt.Errorf("plan %q: no runs to summarize", p.Name)
 	}
 	return s, nil
 }
@@ -216,11 +257,20 @@ func (e *ExperimentSummary) derivePortions() {
 		}
 		c.Overhead = diff(c, base)
 	}
-	if peer := e.Config(e.Peer); peer != nil && peer.Overhead.Mean > 0 {
-		for i := range e.Configs {
-			if e.Configs[i].Adds != PortionT {
-				e.Configs[i].VsPeer = e.Configs[i].Overhead.Mean / peer.Overhead.Mean
-			}
+	peer := e.Config(e.Peer)
+	if peer == nil {
+		return
+	}
+	for i := range e.Configs {
+		c := &e.Configs[i]
+		if c.Adds == PortionT {
+			continue
+		}
+		if peer.Overhead.Mean > 0 {
+			c.VsPeer = c.Overhead.Mean / peer.Overhead.Mean
+		}
+		if peer.Overhead.Median > 0 {
+			c.VsPeerMedian = c.Overhead.Median / peer.Overhead.Median
 		}
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,18 @@ func syntheticResults(t *testing.T, mt time.Duration, steady map[string]int64) *
 			}
 			r := RunData{Experiment: "e", Variant: v.Name, Run: run, Goroutines: q.Goroutines, Calls: q.Calls,
 				Depth: q.Depth, MethodTime: q.MethodTime, ClockPairNs: 20 + float64(run-2), ClockPairIters: 1000}
+			// The peer allocates 3 objects of 100 bytes per monitored call, and
+			// drops half of its spans; fine-async loses 8 records per run.
+			calls := int64(q.Calls * q.Goroutines * q.Depth)
+			switch v.Name {
+			case OTel:
+				r.Mallocs, r.AllocBytes = 3*calls, 300*calls
+				r.Trace = &TraceCount{Unit: "spans", Expected: calls, Written: calls / 2, Lost: calls / 2}
+			case FineAsync:
+				r.Trace = &TraceCount{Unit: "records", Expected: calls, Written: calls - 8, Lost: 8}
+			case FineSync:
+				r.Trace = &TraceCount{Unit: "records", Expected: calls, Written: calls}
+			}
 			for g := 0; g < q.Goroutines; g++ {
 				for c := 0; c < q.Calls; c++ {
 					x := ns
@@ -118,6 +131,94 @@ func TestPortions(t *testing.T) {
 		if len(cs.RunMeans) != 3 || cs.RunMeans[0] != float64(stressTimings[c.name]) {
 			t.Errorf("%s: run means %v, want 3 × %d", c.name, cs.RunMeans, stressTimings[c.name])
 		}
+		if !near(cs.VsPeerMedian, c.vsPeer) {
+			t.Errorf("%s: vs peer (median) %v, want %v", c.name, cs.VsPeerMedian, c.vsPeer)
+		}
+	}
+	// 3 runs × 40 calls × 2 goroutines × depth 10 = 2,400 monitored calls.
+	if peer := e.Config(OTel); peer.AllocsPerCall != 3 || peer.AllocBytesPerCall != 300 ||
+		*peer.Trace != (TraceCount{Unit: "spans", Expected: 2400, Written: 1200, Lost: 1200}) {
+		t.Errorf("peer: %v allocs, %v bytes per call, trace %+v", peer.AllocsPerCall, peer.AllocBytesPerCall, peer.Trace)
+	}
+	if fa := e.Config(FineAsync); fa.AllocsPerCall != 0 || *fa.Trace != (TraceCount{Unit: "records", Expected: 2400, Written: 2400 - 24, Lost: 24}) {
+		t.Errorf("fine-async: %v allocs per call, trace %+v", fa.AllocsPerCall, fa.Trace)
+	}
+	if e.Config(Coarse).Trace != nil {
+		t.Error("coarse has a trace count")
+	}
+}
+
+func TestTargets(t *testing.T) {
+	check := func(timings map[string]int64, mutate func(*Results)) map[string]TargetCheck {
+		t.Helper()
+		res := syntheticResults(t, 0, timings)
+		if mutate != nil {
+			mutate(res)
+		}
+		s, err := Summarize(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]TargetCheck{}
+		for _, tc := range s.Experiments[0].Targets {
+			got[tc.Name] = tc
+		}
+		return got
+	}
+	// Clock pair 20 ns. I = 1 ns, C = 4 ns = 0.2 cp, C+W = (260-110)/10 = 15 ns
+	// = 0.75 cp but 24 records lost, the peer's overhead 500 ns = 31 × the
+	// fine-async overhead of 16 ns.
+	got := check(stressTimings, nil)
+	for name, met := range map[string]bool{"I": true, "C": true, "C+W": false, "allocations": true, "peer": true} {
+		tc, ok := got[name]
+		if !ok || tc.Met != met {
+			t.Errorf("target %s: %+v, want met = %v", name, tc, met)
+		}
+	}
+	if tc := got["C+W"]; !near(tc.Value, 0.75) || !strings.Contains(tc.Measured, "24 of 2400 records lost") {
+		t.Errorf("C+W: %+v", tc)
+	}
+	if tc := got["peer"]; !near(tc.Value, 500.0/16) {
+		t.Errorf("peer: %+v", tc)
+	}
+
+	slow := maps.Clone(stressTimings)
+	slow[Deactivated] = 130 // I = 3 ns
+	slow[Coarse] = 200      // C = 7 ns = 0.35 cp
+	slow[FineAsync] = 600   // the peer only 500/50 = 10 × costlier: still met
+	got = check(slow, func(res *Results) {
+		for i := range res.Runs {
+			r := &res.Runs[i]
+			if r.Variant == FineAsync {
+				r.Trace.Written, r.Trace.Lost = r.Trace.Expected, 0
+			}
+			if r.Variant == Coarse {
+				r.Mallocs = int64(r.Calls * r.Goroutines * r.Depth) // one per call
+			}
+		}
+	})
+	for name, met := range map[string]bool{"I": false, "C": true, "C+W": false, "allocations": false, "peer": true} {
+		if tc := got[name]; tc.Met != met {
+			t.Errorf("slow target %s: %+v, want met = %v", name, tc, met)
+		}
+	}
+	if tc := got["allocations"]; !strings.Contains(tc.Measured, "(coarse)") || tc.Value != 1 {
+		t.Errorf("allocations: %+v", tc)
+	}
+
+	// Without the tigris configurations there is nothing to check.
+	res := syntheticResults(t, 0, stressTimings)
+	p, err := res.Plan.Only(OTel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Plan = p
+	s, err := Summarize(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Experiments[0].Targets); n != 0 {
+		t.Errorf("%d targets checked without tigris configurations: %+v", n, s.Experiments[0].Targets)
 	}
 }
 

@@ -37,7 +37,8 @@ var portionLabels = []struct {
 // overheads stay visible: T when it is much larger than every overhead (a long
 // method time), and the peer's overhead when it is much larger than every other
 // configuration's. Negative portions (measurement noise) are drawn as zero and
-// labelled with their value.
+// labelled with their value. Under a bar whose writer dropped records (or spans)
+// the share it dropped is given.
 func WriteSVG(w io.Writer, e *ExperimentSummary) error {
 	const (
 		left, right   = 100.0, 40.0
@@ -185,6 +186,10 @@ func WriteSVG(w io.Writer, e *ExperimentSummary) error {
 			fmt.Sprintf("Q1–Q3 %s – %s", fmtNs(st.Q1/depth), fmtNs(st.Q3/depth)))
 		if br.c.VsPeer != 0 && br.c.Name != e.Peer {
 			text(bw, cx, base+57, "middle", `font-size="9"`, fmt.Sprintf("%.3f of the peer's overhead", br.c.VsPeer))
+		}
+		// A writer that drops looks cheaper than it is: say how much it dropped.
+		if t := br.c.Trace; t != nil && t.Lost > 0 {
+			text(bw, cx, base+70, "middle", `font-size="9" fill="#b00"`, fmt.Sprintf("%.2f %% of the %s lost", 100*t.LostShare(), t.Unit))
 		}
 	}
 	fmt.Fprintln(bw, "</svg>")

@@ -30,6 +30,7 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		newReadCmd(),
 		newStatsCmd(),
 		newConvertCmd(),
+		newBenchCmd(),
 		newVersionCmd(),
 	)
 	return root

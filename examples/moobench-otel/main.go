@@ -86,8 +86,8 @@ func run(cfg config) error {
 		Depth:      int64(cfg.depth),
 		MethodTime: int64(cfg.methodTime),
 	}
-	timings, elapsed := benchmark(cfg.calls, cfg.depth, cfg.methodTime, cfg.goroutines, monitoredCall)
-	h.Elapsed = elapsed
+	res := benchmark(cfg.calls, cfg.depth, cfg.methodTime, cfg.goroutines, monitoredCall)
+	h.Elapsed, h.Mallocs, h.AllocBytes = res.elapsed, res.mallocs, res.allocBytes
 	h.ClockPairNs, h.ClockPairIters = clockPair(cfg.clockPairs)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -101,7 +101,7 @@ func run(cfg config) error {
 	if cfg.out == "" {
 		return nil
 	}
-	return writeRaw(cfg.out, &h, timings)
+	return writeRaw(cfg.out, &h, res.timings)
 }
 
 // countingExporter counts the spans that reach the exporter, to tell how many

@@ -15,7 +15,7 @@ import (
 //
 //	offset  size  field
 //	     0     8  magic "MOOBENCH"
-//	     8     4  format version, 1
+//	     8     4  format version, 2
 //	    12     4  goroutines G
 //	    16     8  calls per goroutine N
 //	    24     8  recursion depth
@@ -23,12 +23,16 @@ import (
 //	    40     8  clock-pair cost, ns per pair (float64 bits; 0: not measured)
 //	    48     8  clock pairs timed
 //	    56     8  wall time of the whole benchmark loop, ns
-//	    64  8·G·N timings, ns per top-level call (int64), goroutine 0's N calls
+//	    64     8  heap objects the process allocated during the loop
+//	    72     8  bytes the process allocated during the loop
+//	    80  8·G·N timings, ns per top-level call (int64), goroutine 0's N calls
 //	              first, each goroutine's in call order
+//
+// Version 1 had no allocation counts: its timings start at offset 64.
 const (
 	rawMagic      = "MOOBENCH"
-	rawVersion    = 1
-	rawHeaderSize = 64
+	rawVersion    = 2
+	rawHeaderSize = 80
 )
 
 type header struct {
@@ -39,6 +43,8 @@ type header struct {
 	ClockPairNs    float64
 	ClockPairIters int64
 	Elapsed        int64
+	Mallocs        uint64
+	AllocBytes     uint64
 }
 
 func writeRaw(path string, h *header, timings []int64) error {
@@ -57,6 +63,8 @@ func writeRaw(path string, h *header, timings []int64) error {
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(h.ClockPairNs))
 	b = binary.LittleEndian.AppendUint64(b, uint64(h.ClockPairIters))
 	b = binary.LittleEndian.AppendUint64(b, uint64(h.Elapsed))
+	b = binary.LittleEndian.AppendUint64(b, h.Mallocs)
+	b = binary.LittleEndian.AppendUint64(b, h.AllocBytes)
 	w.Write(b)
 	var buf [8]byte
 	for _, t := range timings {

@@ -24,12 +24,27 @@ func nanotime() int64
 // sink keeps the monitored call's results alive.
 var sink int64
 
+// result is what one benchmark loop measured.
+type result struct {
+	timings    []int64 // ns per top-level call, goroutine after goroutine
+	elapsed    int64   // wall time of the whole loop, ns
+	mallocs    uint64  // heap objects the whole process allocated during the loop
+	allocBytes uint64  // bytes the whole process allocated during the loop
+}
+
 // benchmark runs goroutines benchmark goroutines that each make calls top-level
 // calls of call(methodTime, depth) and time every one of them with two nanotime
 // reads into their own preallocated array (thesis, Listing 8.4). It returns the
-// arrays, goroutine after goroutine in one slice, and the wall time of the
-// whole loop. The goroutines start together.
-func benchmark(calls, depth int, methodTime time.Duration, goroutines int, call func(time.Duration, int) int64) ([]int64, int64) {
+// arrays, goroutine after goroutine in one slice, the wall time of the whole
+// loop and what the process allocated meanwhile. The goroutines start together.
+//
+// The allocation counts come from runtime.ReadMemStats before the start and
+// after the last goroutine is done, outside the timed calls: they cover the
+// monitored calls, the monitor's background goroutines (the async writer) and
+// anything else the process did, so a probe path that allocates shows up as
+// about one allocation per monitored call (DESIGN.md: every probe path 0
+// allocations).
+func benchmark(calls, depth int, methodTime time.Duration, goroutines int, call func(time.Duration, int) int64) result {
 	timings := make([]int64, calls*goroutines)
 	// Touch every page before starting so page faults do not land in the
 	// timings.
@@ -58,14 +73,22 @@ func benchmark(calls, depth int, methodTime time.Duration, goroutines int, call 
 	}
 	ready.Wait()
 	runtime.GC() // as MooBench's driver does before the warm-up: a steady state sooner
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	t0 := nanotime()
 	close(start)
 	done.Wait()
 	elapsed := nanotime() - t0
+	runtime.ReadMemStats(&m1)
 	for g := 0; g < goroutines; g++ {
 		sink += sums[g*8]
 	}
-	return timings, elapsed
+	return result{
+		timings:    timings,
+		elapsed:    elapsed,
+		mallocs:    m1.Mallocs - m0.Mallocs,
+		allocBytes: m1.TotalAlloc - m0.TotalAlloc,
+	}
 }
 
 // clockPair measures the cost of two monotonic clock reads in this process, the

@@ -54,13 +54,13 @@ func run(cfg config) error {
 		Depth:      int64(cfg.depth),
 		MethodTime: int64(cfg.methodTime),
 	}
-	timings, elapsed := benchmark(cfg.calls, cfg.depth, cfg.methodTime, cfg.goroutines, monitoredCall)
-	h.Elapsed = elapsed
+	res := benchmark(cfg.calls, cfg.depth, cfg.methodTime, cfg.goroutines, monitoredCall)
+	h.Elapsed, h.Mallocs, h.AllocBytes = res.elapsed, res.mallocs, res.allocBytes
 	h.ClockPairNs, h.ClockPairIters = clockPair(cfg.clockPairs)
 	if cfg.out == "" {
 		return nil
 	}
-	return writeRaw(cfg.out, &h, timings)
+	return writeRaw(cfg.out, &h, res.timings)
 }
 
 // monitoredCall is the benchmark's view of the monitored application: one

@@ -1,0 +1,80 @@
+package bench
+
+import "fmt"
+
+// TargetCheck is one of DESIGN.md's performance targets ("Performance
+// targets") against an experiment's measurements.
+type TargetCheck struct {
+	Name     string  `json:"name"`     // the portion or property: "I", "C", "C+W", ...
+	Target   string  `json:"target"`   // the target as DESIGN.md states it
+	Measured string  `json:"measured"` // what the experiment measured, for people
+	Value    float64 `json:"value"`    // the measured number the verdict compares ...
+	Limit    float64 `json:"limit"`    // ... with this limit
+	Met      bool    `json:"met"`
+}
+
+// allocEpsilon is the number of allocations per monitored call below which a
+// configuration counts as allocation-free: the counts cover the whole process,
+// whose runtime and background goroutines allocate a little now and then,
+// independent of the number of calls; a probe path that allocates makes it 1
+// or more.
+const allocEpsilon = 0.001
+
+// checkTargets compares e's standard configurations with DESIGN.md's targets,
+// using medians (robust to the preemption a shared machine adds) and, for the
+// peer, means as well. A target whose configurations are missing is left out.
+func (e *ExperimentSummary) checkTargets() []TargetCheck {
+	var out []TargetCheck
+	cp := e.ClockPairNs
+	if d := e.Config(Deactivated); d != nil {
+		v := d.Portion.Median
+		out = append(out, TargetCheck{Name: "I", Target: "≤ 1 ns over an uninstrumented call",
+			Measured: fmtNs(v), Value: v, Limit: 1, Met: v <= 1})
+	}
+	if c := e.Config(Coarse); c != nil && cp > 0 {
+		v := c.Portion.Median / cp
+		out = append(out, TargetCheck{Name: "C", Target: "coarse statistics ≤ 1.3 × a clock pair",
+			Measured: fmt.Sprintf("%s = %.2f × %.1f ns", fmtNs(c.Portion.Median), v, cp), Value: v, Limit: 1.3, Met: v <= 1.3})
+	}
+	fa, d := e.Config(FineAsync), e.Config(Deactivated)
+	if fa != nil && d != nil && cp > 0 {
+		cw := fa.Overhead.Median - d.Overhead.Median
+		v := cw / cp
+		lost := int64(0)
+		if fa.Trace != nil {
+			lost = fa.Trace.Lost + fa.Trace.Unaccounted()
+		}
+		m := fmt.Sprintf("%s = %.2f × %.1f ns", fmtNs(cw), v, cp)
+		if fa.Trace != nil {
+			m += fmt.Sprintf(", %d of %d records lost", lost, fa.Trace.Expected)
+		}
+		out = append(out, TargetCheck{Name: "C+W", Target: "fine record through the async writer ≤ 2 × a clock pair, no drops",
+			Measured: m, Value: v, Limit: 2, Met: v <= 2 && lost == 0})
+	}
+	worst, worstName := -1.0, ""
+	for _, c := range e.Configs {
+		if c.Adds == PortionPeer || c.Adds == PortionT || c.AllocsPerCall < 0 {
+			continue
+		}
+		if c.AllocsPerCall > worst {
+			worst, worstName = c.AllocsPerCall, c.Name
+		}
+	}
+	if worst >= 0 {
+		m := fmt.Sprintf("at most %.4f per monitored call (%s), whole process", worst, worstName)
+		if worst == 0 {
+			m = "none in any tigris configuration, whole process"
+		}
+		out = append(out, TargetCheck{Name: "allocations", Target: "0 allocations on every probe path",
+			Measured: m,
+			Value:    worst, Limit: allocEpsilon, Met: worst < allocEpsilon})
+	}
+	if peer := e.Config(e.Peer); fa != nil && peer != nil && fa.Overhead.Median > 0 && fa.Overhead.Mean > 0 {
+		med := peer.Overhead.Median / fa.Overhead.Median
+		mean := peer.Overhead.Mean / fa.Overhead.Mean
+		out = append(out, TargetCheck{Name: "peer", Target: "a fine record ≥ 10 × cheaper than an OpenTelemetry span",
+			Measured: fmt.Sprintf("%s: %.1f × (median), %.1f × (mean)", e.Peer, med, mean),
+			Value:    min(med, mean), Limit: 10, Met: med >= 10 && mean >= 10})
+	}
+	return out
+}

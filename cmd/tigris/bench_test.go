@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tigrisgo/tigris/bench"
+)
+
+// benchPlanFor parses args as the bench command's flags and returns the plan
+// they ask for, with a tigris build that is never run.
+func benchPlanFor(t *testing.T, args ...string) (bench.Plan, error) {
+	t.Helper()
+	var o benchOptions
+	cmd := &cobra.Command{Use: "bench"}
+	o.register(cmd)
+	if err := cmd.ParseFlags(args); err != nil {
+		return bench.Plan{}, err
+	}
+	return o.plan("/repo", func(context.Context, string) error { return nil })
+}
+
+func TestBenchPlanFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // plan name, configurations, then experiment: runs×calls depth mt goroutines warm-up
+	}{
+		{nil, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 5×300000 d10 0s g1 w0.5; mt500us 5×1000 d10 500µs g1 w0.5"},
+		{[]string{"--quick"}, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 5×300000 d10 0s g1 w0.5; mt500us 5×1000 d10 500µs g1 w0.5"},
+		{[]string{"--full"}, "full baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 10×2000000 d10 0s g1 w0.5; mt500us 10×20000 d10 500µs g1 w0.5"},
+		{[]string{"--tiny"}, "tiny baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 2×20000 d10 0s g1 w0.5"},
+		{[]string{"--full", "--runs", "4", "--calls", "1000", "--depth", "3", "--goroutines", "2", "--warmup", "0.25"},
+			"full baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 4×1000 d3 0s g2 w0.25; mt500us 4×1000 d3 500µs g2 w0.25"},
+		{[]string{"--full", "--method-time", "500us,1ms"},
+			"full baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt500us 10×20000 d10 500µs g1 w0.5; mt1ms 10×2000000 d10 1ms g1 w0.5"},
+		{[]string{"--tiny", "--only", "fine-async,otel"}, "tiny baseline,deactivated,fine-null,fine-async,otel mt0 2×20000 d10 0s g1 w0.5"},
+		{[]string{"--tiny", "--blocking", "--only", "fine-async-block,otel-blocking"},
+			"tiny baseline,deactivated,fine-null,fine-async-block,otel-blocking mt0 2×20000 d10 0s g1 w0.5"},
+	} {
+		p, err := benchPlanFor(t, c.args...)
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		var names, exps []string
+		for _, v := range p.Variants {
+			names = append(names, v.Name)
+		}
+		for _, e := range p.Experiments {
+			q := e.Params
+			exps = append(exps, fmt.Sprintf("%s %d×%d d%d %v g%d w%g", e.Name, q.Runs, q.Calls, q.Depth, q.MethodTime, q.Goroutines, q.Warmup))
+		}
+		if got := p.Name + " " + strings.Join(names, ",") + " " + strings.Join(exps, "; "); got != c.want {
+			t.Errorf("%q:\n got %s\nwant %s", c.args, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--quick", "--full"}, "exclude each other"},
+		{[]string{"--calls", "-1"}, "must not be negative"},
+		{[]string{"--warmup", "1"}, "--warmup"},
+		{[]string{"--method-time", "-1s"}, "--method-time"},
+		{[]string{"--method-time", "0,0"}, "duplicated"},
+		{[]string{"--only", "nope"}, `--only: plan "quick" has no configuration "nope"`},
+		{[]string{"--depth", "x"}, "invalid argument"},
+	} {
+		if _, err := benchPlanFor(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+}
+
+func TestBenchFromErrors(t *testing.T) {
+	dir := t.TempDir()
+	// tigris (read_test.go) runs the command line through the cobra tree.
+	if _, _, err := tigris(t, "bench", "--from", dir, "--full"); err == nil || !strings.Contains(err.Error(), "does not take --full") {
+		t.Errorf("--from with --full: %v", err)
+	}
+	if _, _, err := tigris(t, "bench", "--from", dir); err == nil || !strings.Contains(err.Error(), "results.json") {
+		t.Errorf("--from an empty directory: %v", err)
+	}
+	if _, _, err := tigris(t, "bench", "--root", dir, "--tiny"); err == nil || !strings.Contains(err.Error(), "--root") {
+		t.Errorf("--root outside the tigris module: %v", err)
+	}
+	if _, _, err := tigris(t, "bench", "extra"); err == nil {
+		t.Error("an argument: no error")
+	}
+}
+
+// TestBenchTinyEndToEnd builds the tigris command, runs `tigris bench --tiny`
+// with it (so os.Executable is a real tigris and the tigris configurations are
+// built through it with the real toolchain; the OpenTelemetry peer builds in
+// its own module, from the module cache or proxy), then summarizes the results
+// again with --from. About 15 s with warm build caches; the first build with a
+// new tigris executable recompiles the standard library (a minute or more).
+// Only the shape of the results is checked, never a timing.
+func TestBenchTinyEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the MooBench examples")
+	}
+	goExe, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	exe := filepath.Join(tmp, "tigris")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "TIGRIS_") || strings.HasPrefix(kv, "GOFLAGS=")
+	})
+	build := exec.CommandContext(ctx, goExe, "build", "-o", exe, ".")
+	build.Env = env
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building tigris: %v\n%s", err, out)
+	}
+
+	dir := filepath.Join(tmp, "results")
+	run := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, exe, append([]string{"bench"}, args...)...)
+		cmd.Env = append(env, "TIGRIS_MODE=fine") // must reach no run but those that set it
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("tigris bench %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	stdout, stderr := run("--tiny", "--out", dir)
+
+	configs := []string{bench.Baseline, bench.Deactivated, bench.Coarse, bench.FineNull, bench.FineAsync, bench.FineSync, bench.OTel}
+	for _, want := range append([]string{"== mt0: depth 10", "Per monitored call", "DESIGN.md targets"}, configs...) {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\[14/14 \d+:\d\d, ETA 0:00\] mt0 run 2/2 otel `).MatchString(stderr) ||
+		!strings.Contains(stderr, "build tigris") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	for _, f := range []string{"results.json", "summary.json", "table.txt", "chart-mt0.svg", "raw.csv.gz", "raw/mt0/fine-async/run-02.bin"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := bench.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Experiments) != 1 || len(s.Experiments[0].Configs) != len(configs) {
+		t.Fatalf("summary: %+v", s.Experiments)
+	}
+	e := s.Experiments[0]
+	if e.ClockPairNs <= 0 || e.Peer != bench.OTel || len(e.Targets) != 5 {
+		t.Errorf("clock pair %v, peer %q, %d targets", e.ClockPairNs, e.Peer, len(e.Targets))
+	}
+	const calls = 2 * 20_000 * 10 // runs × calls × depth
+	for _, c := range e.Configs {
+		if c.Runs != 2 || c.Stats.N != 2*10_000 || c.AllocsPerCall < 0 || c.ClockPairNs <= 0 {
+			t.Errorf("%s: %d runs, n = %d, allocations %v, clock pair %v", c.Name, c.Runs, c.Stats.N, c.AllocsPerCall, c.ClockPairNs)
+		}
+		countable := c.Name == bench.FineAsync || c.Name == bench.FineSync || c.Name == bench.OTel
+		if countable != (c.Trace != nil) {
+			t.Errorf("%s: trace count %+v", c.Name, c.Trace)
+		} else if countable && (c.Trace.Expected != calls || c.Trace.Unaccounted() != 0) {
+			t.Errorf("%s: %+v; want %d records or spans, each written or counted as lost", c.Name, c.Trace, calls)
+		}
+	}
+
+	again, _ := run("--from", dir)
+	if !strings.Contains(again, "== mt0: depth 10") || !strings.Contains(again, "fine-async") {
+		t.Errorf("--from printed:\n%s", again)
+	}
+}
