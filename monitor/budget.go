@@ -105,7 +105,8 @@ func calibrate() FineCost {
 	// more than a record costs.
 	rc := Call{p: fine}
 	rc.enterFine()
-	rc.ctx.ess = rc.ess
+	rctx := context()
+	rctx.ess = rc.ess()
 	coarseNs, plainNs, recordNs := math.Inf(1), math.Inf(1), math.Inf(1)
 	for round := 0; round < calibrationRounds && (round == 0 || nanotime()-start < int64(calibrationTime)); round++ {
 		coarseNs = min(coarseNs, timeCalls(func() {
@@ -114,7 +115,7 @@ func calibrate() FineCost {
 			}
 		}))
 		plainNs = min(plainNs, timeCalls(func() { unsampledCall(fine) }))
-		recordNs = min(recordNs, timeCalls(func() { rc.record(s, fine, rc.t0, false, false, 0, false) }))
+		recordNs = min(recordNs, timeCalls(func() { rc.record(s, rctx, fine, rc.t0, false, false, 0, false) }))
 	}
 	cost.CallNs = max(plainNs-coarseNs, 0)
 	// A record is never free: the floor keeps the controller's division finite.
@@ -128,11 +129,11 @@ func calibrate() FineCost {
 func unsampledCall(p *Probe) {
 	c := Call{p: p, mark: panicMark()}
 	c.enterFine()
-	c.fine = false
+	c.fine &^= flagSampled
 	c.t0 = nanotime()
 	t1 := nanotime()
 	p.stats.add(t1-c.t0, false, false, 0, false)
-	c.ctx.ess = c.ess
+	c.exitFine(p, t1, false, false, 0, false)
 }
 
 func timeCalls(f func()) float64 {

@@ -29,27 +29,31 @@ var lastTrace atomic.Uint64
 // root whether this trace is sampled. Sampling is per trace, so a recorded trace is
 // complete.
 func (c *Call) enterFine() {
-	sp, id := slot()
-	ctx := (*traceCtx)(*sp)
-	if ctx == nil || ctx.goid != id {
-		ctx = &traceCtx{goid: id} // once per goroutine that reaches a fine probe
-		*sp = unsafe.Pointer(ctx)
-	}
+	ctx := context()
 	if ctx.ess == 0 {
 		ctx.trace = lastTrace.Add(1)
 		ctx.eoi = 0
 		ctx.sampled = sampled()
 	}
-	c.ctx = ctx
-	c.ess = ctx.ess
-	c.trace = ctx.trace
+	c.fine = flagFine | uint64(ctx.ess&essMask)<<essShift
 	ctx.ess++
-	// An unsampled call still counts in the depth and leaves c.fine false.
+	// An unsampled call still counts in the depth, so its callees are not roots.
 	if ctx.sampled {
-		c.fine = true
-		c.eoi = ctx.eoi
+		c.fine |= flagSampled | uint64(ctx.eoi)
 		ctx.eoi++
 	}
+}
+
+// context returns the running goroutine's trace context, creating it on the
+// goroutine's first fine call.
+func context() *traceCtx {
+	sp, id := slot()
+	ctx := (*traceCtx)(*sp)
+	if ctx == nil || ctx.goid != id {
+		ctx = &traceCtx{goid: id}
+		*sp = unsafe.Pointer(ctx)
+	}
+	return ctx
 }
 
 // sampleThreshold is the sampling rate scaled to 2^32; a call is sampled when a
@@ -64,27 +68,27 @@ func sampled() bool {
 }
 
 func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
-	ctx := c.ctx
-	ctx.ess = c.ess // back to the depth at entry, even if inner calls never exited
-	if !c.fine {
+	ctx := context()
+	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
+	if c.fine&flagSampled == 0 {
 		return
 	}
 	s := currentSink()
 	if s == nil {
 		return
 	}
-	c.record(s, p, t1, failed, panicked, size, hasSize)
+	c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
 	fineRecords.Add(1)
 }
 
 // record hands the call's record to s. It is split from exitFine so the budget's
 // calibration can time the real record path into a private sink.
-func (c *Call) record(s writer.Sink, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
+func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
 	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())
 	}
 	r := writer.Record{
-		Probe: p.id, EOI: c.eoi, ESS: c.ess, Trace: c.trace, GID: c.ctx.goid,
+		Probe: p.id, EOI: c.eoi(), ESS: c.ess(), Trace: ctx.trace, GID: ctx.goid,
 		TIn: c.t0, TOut: t1,
 	}
 	if failed {

@@ -37,7 +37,11 @@ type recordSink struct {
 	records []writer.Record
 }
 
-func (s *recordSink) Define(d writer.ProbeDef) { s.mu.Lock(); s.defs = append(s.defs, d); s.mu.Unlock() }
+func (s *recordSink) Define(d writer.ProbeDef) {
+	s.mu.Lock()
+	s.defs = append(s.defs, d)
+	s.mu.Unlock()
+}
 func (s *recordSink) Write(r *writer.Record) {
 	s.mu.Lock()
 	s.records = append(s.records, *r)

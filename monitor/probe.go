@@ -30,17 +30,30 @@ type Probe struct {
 func (p *Probe) ID() uint32 { return p.id }
 
 // Call is the state of one probed call between Enter and Exit. It is a value kept
-// on the caller's stack; the zero Call (probe off) does nothing.
+// on the caller's stack; the zero Call (probe off) does nothing. It is four words:
+// the off path returns a zeroed Call, and every word more costs the off path
+// measurably (a 7-word Call made it 5 ns instead of under 1).
 type Call struct {
-	p     *Probe
-	t0    int64
-	mark  uintptr // the goroutine's innermost panic at entry, to tell a panic exit
-	ctx   *traceCtx
-	eoi   uint32
-	ess   uint32
-	fine  bool
-	trace uint64
+	p    *Probe
+	t0   int64
+	mark uintptr // the goroutine's innermost panic at entry, to tell a panic exit
+	// fine packs the trace position taken at entry (fine mode only): flagFine,
+	// flagSampled, the stack depth (ess) and the order index (eoi). The trace id and
+	// goroutine are read from the goroutine's context at exit: they cannot change
+	// while the call runs.
+	fine uint64
 }
+
+const (
+	flagFine    = 1 << 63 // the call took the trace context
+	flagSampled = 1 << 62 // and is recorded
+	essShift    = 32
+	essMask     = 1<<30 - 1
+	eoiMask     = 1<<32 - 1
+)
+
+func (c *Call) ess() uint32 { return uint32(c.fine>>essShift) & essMask }
+func (c *Call) eoi() uint32 { return uint32(c.fine & eoiMask) }
 
 // Enter starts a probed call. It is the prologue's only call when the probe is
 // off and must stay small enough to inline (TestEnterInlines checks it).
@@ -87,7 +100,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	panicked := panicMark() != c.mark
 	d := t1 - c.t0
 	p.stats.add(d, failed, panicked, size, hasSize)
-	if c.ctx != nil {
+	if c.fine != 0 {
 		c.exitFine(p, t1, failed, panicked, size, hasSize)
 	}
 }
