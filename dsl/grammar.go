@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -109,24 +110,30 @@ var opWords = map[string]Op{
 
 var modifierWords = []string{"least", "less", "more", "most"}
 
+// The lexer and parser are built on first use, not at init: every instrumented
+// program links this package, and most never parse a filter.
 var (
-	dslLexer = lexer.MustSimple([]lexer.SimpleRule{
-		// Hyphens join words, so "error-prone" is one identifier and a "-" meant
-		// as set difference must not touch the word before it.
-		{Name: "Ident", Pattern: `[\pL_][\pL\pN_]*(?:-[\pL_][\pL\pN_]*)*`},
-		{Name: "Op", Pattern: `[∪∩∖\\|&-]`},
-		{Name: "Paren", Pattern: `[()]`},
-		{Name: "Whitespace", Pattern: `[\s\p{Zs}]+`},
+	dslLexer = sync.OnceValue(func() *lexer.StatefulDefinition {
+		return lexer.MustSimple([]lexer.SimpleRule{
+			// Hyphens join words, so "error-prone" is one identifier and a "-" meant
+			// as set difference must not touch the word before it.
+			{Name: "Ident", Pattern: `[\pL_][\pL\pN_]*(?:-[\pL_][\pL\pN_]*)*`},
+			{Name: "Op", Pattern: `[∪∩∖\\|&-]`},
+			{Name: "Paren", Pattern: `[()]`},
+			{Name: "Whitespace", Pattern: `[\s\p{Zs}]+`},
+		})
 	})
-	parser = participle.MustBuild[Filter](
-		participle.Lexer(dslLexer),
-		participle.Elide("Whitespace"),
-		participle.CaseInsensitive("Ident"),
-	)
+	parser = sync.OnceValue(func() *participle.Parser[Filter] {
+		return participle.MustBuild[Filter](
+			participle.Lexer(dslLexer()),
+			participle.Elide("Whitespace"),
+			participle.CaseInsensitive("Ident"),
+		)
+	})
 )
 
 // Grammar returns the grammar as participle's EBNF.
-func Grammar() string { return parser.String() }
+func Grammar() string { return parser().String() }
 
 // Parse parses a TigrisDSL filter such as
 //
@@ -135,7 +142,7 @@ func Grammar() string { return parser.String() }
 // Errors implement participle.Error: Position gives the line and column (in
 // runes, from 1) and Message says what is allowed there.
 func Parse(expr string) (*Filter, error) {
-	toks, err := parser.Lex("", strings.NewReader(expr))
+	toks, err := parser().Lex("", strings.NewReader(expr))
 	if err != nil {
 		var lerr *lexer.Error
 		if errors.As(err, &lerr) {
@@ -146,7 +153,7 @@ func Parse(expr string) (*Filter, error) {
 	if err := checkWords(toks); err != nil {
 		return nil, err
 	}
-	f, err := parser.ParseString("", expr)
+	f, err := parser().ParseString("", expr)
 	if err != nil {
 		return nil, explain(err, toks)
 	}
@@ -181,7 +188,7 @@ func firstRune(s string, off int) string {
 // them, so the error names the word and lists the valid ones instead of
 // complaining about the token after it.
 func checkWords(all []lexer.Token) error {
-	syms := dslLexer.Symbols()
+	syms := dslLexer().Symbols()
 	ident, ws := syms["Ident"], syms["Whitespace"]
 	toks := slices.DeleteFunc(slices.Clone(all), func(t lexer.Token) bool { return t.Type == ws })
 	word := func(i int) string {
@@ -246,7 +253,7 @@ func explain(err error, toks []lexer.Token) error {
 	if tok.EOF() {
 		prev := ""
 		for i := len(toks) - 1; i >= 0; i-- {
-			if !toks[i].EOF() && toks[i].Type != dslLexer.Symbols()["Whitespace"] {
+			if !toks[i].EOF() && toks[i].Type != dslLexer().Symbols()["Whitespace"] {
 				prev = strings.ToLower(toks[i].Value)
 				break
 			}

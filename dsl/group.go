@@ -42,6 +42,17 @@ func (m Method) String() string {
 // MarshalText encodes m as its String.
 func (m Method) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+// UnmarshalText decodes a method as written by MarshalText.
+func (m *Method) UnmarshalText(b []byte) error {
+	for _, c := range []Method{MethodNone, MethodConstant, MethodNormal, MethodQuantiles} {
+		if c.String() == string(b) {
+			*m = c
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown grouping method %q", b)
+}
+
 // Cut is a boundary between two adjacent levels.
 type Cut struct {
 	// Value is the boundary in the metric's unit.

@@ -360,3 +360,24 @@ func TestLevelText(t *testing.T) {
 		t.Error(`"many" unmarshalled`)
 	}
 }
+
+func TestTextRoundTrip(t *testing.T) {
+	for _, d := range []Direction{HigherIsMore, HigherIsLess} {
+		b, _ := d.MarshalText()
+		var got Direction
+		if err := got.UnmarshalText(b); err != nil || got != d {
+			t.Errorf("direction %v: round trip gave %v, %v", d, got, err)
+		}
+	}
+	for _, m := range []Method{MethodNone, MethodConstant, MethodNormal, MethodQuantiles} {
+		b, _ := m.MarshalText()
+		var got Method
+		if err := got.UnmarshalText(b); err != nil || got != m {
+			t.Errorf("method %v: round trip gave %v, %v", m, got, err)
+		}
+	}
+	var d Direction
+	if err := d.UnmarshalText([]byte("sideways")); err == nil {
+		t.Error("unknown direction decoded")
+	}
+}

@@ -56,6 +56,20 @@ func (d Direction) MarshalText() ([]byte, error) {
 	return []byte(d.String()), nil
 }
 
+// UnmarshalText decodes a direction as written by MarshalText, so JSON that
+// carries groupings (the admin endpoint's analysis history) decodes again.
+func (d *Direction) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "higher-is-more":
+		*d = HigherIsMore
+	case "higher-is-less":
+		*d = HigherIsLess
+	default:
+		return fmt.Errorf("unknown direction %q (want higher-is-more or higher-is-less)", b)
+	}
+	return nil
+}
+
 // Metric describes one metric a criterion can be bound to. The dsl package only
 // needs its name and direction; the monitor (dynamic metrics) and the rewriter
 // (static metrics) compute the values.

@@ -599,7 +599,7 @@ func (c *compiler) name(n *namePattern) (g glob, generic bool, text string, err 
 // glue joins the tokens of a glob ("Find", "*") that must be written without spaces.
 func glue(toks []lexer.Token, what string) (string, error) {
 	// The capture holds the raw tokens, white space before the glob included.
-	ws := lex.Symbols()["Whitespace"]
+	ws := lex().Symbols()["Whitespace"]
 	for len(toks) > 0 && toks[0].Type == ws {
 		toks = toks[1:]
 	}

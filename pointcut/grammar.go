@@ -1,6 +1,8 @@
 package pointcut
 
 import (
+	"sync"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -30,25 +32,31 @@ import (
 // wildcard, never a pointer or part of a glob, so "[]* example.com/x.F(..)" reads as a
 // result of type "[]*" and a function. Grammar rules that take "*" as a wildcard also
 // take StarSpace; "'*'" alone matches only the bare star.
-var lex = lexer.MustSimple([]lexer.SimpleRule{
-	{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
-	{Name: "String", Pattern: `"(?:[^"\\\n]|\\.)*"`},
-	{Name: "Path", Pattern: `(?:\*|[\pL\pN_~+.-][\pL\pN_~+.*-]*)/(?:[\pL\pN_~+.*-]+/)*(?:\.\.\.|\.\.|[\pL\pN_~+*-]+)`},
-	{Name: "StarSpace", Pattern: `\*[ \t\r\n]+`},
-	{Name: "Punct", Pattern: `\.\.\.|\.\.|&&|\|\||<-|[!(),.\[\]{}*]`},
-	{Name: "Int", Pattern: `[0-9]+`},
-	{Name: "Keyword", Pattern: `(?:map|chan|func|interface|struct)\b`},
-	{Name: "Ident", Pattern: `[\pL_][\pL\pN_]*(?:\*+[\pL\pN_]*)*`},
+// Built on first use: compiling it at init would cost every instrumented
+// program start-up time, and most programs never parse a pattern at run time.
+var lex = sync.OnceValue(func() *lexer.StatefulDefinition {
+	return lexer.MustSimple([]lexer.SimpleRule{
+		{Name: "Whitespace", Pattern: `[ \t\r\n]+`},
+		{Name: "String", Pattern: `"(?:[^"\\\n]|\\.)*"`},
+		{Name: "Path", Pattern: `(?:\*|[\pL\pN_~+.-][\pL\pN_~+.*-]*)/(?:[\pL\pN_~+.*-]+/)*(?:\.\.\.|\.\.|[\pL\pN_~+*-]+)`},
+		{Name: "StarSpace", Pattern: `\*[ \t\r\n]+`},
+		{Name: "Punct", Pattern: `\.\.\.|\.\.|&&|\|\||<-|[!(),.\[\]{}*]`},
+		{Name: "Int", Pattern: `[0-9]+`},
+		{Name: "Keyword", Pattern: `(?:map|chan|func|interface|struct)\b`},
+		{Name: "Ident", Pattern: `[\pL_][\pL\pN_]*(?:\*+[\pL\pN_]*)*`},
+	})
 })
 
 // parser is the pointcut expression parser. Lookahead is unbounded: an optional
 // result pattern and an optional receiver can only be told apart from what follows
 // them, and expressions are short.
-var parser = participle.MustBuild[orExpr](
-	participle.Lexer(lex),
-	participle.Elide("Whitespace"),
-	participle.UseLookahead(participle.MaxLookahead),
-)
+var parser = sync.OnceValue(func() *participle.Parser[orExpr] {
+	return participle.MustBuild[orExpr](
+		participle.Lexer(lex()),
+		participle.Elide("Whitespace"),
+		participle.UseLookahead(participle.MaxLookahead),
+	)
+})
 
 // orExpr = andExpr { "||" andExpr } .
 type orExpr struct {

@@ -26,7 +26,7 @@ func parseAST(expr string) (*orExpr, error) {
 	if len(expr) > maxExprLen {
 		return nil, participle.Errorf(lexer.Position{Line: 1, Column: 1}, "expression is longer than %d bytes", maxExprLen)
 	}
-	toks, err := parser.Lex("", strings.NewReader(expr))
+	toks, err := parser().Lex("", strings.NewReader(expr))
 	if err != nil {
 		return nil, explainLexError(err)
 	}
@@ -34,7 +34,7 @@ func parseAST(expr string) (*orExpr, error) {
 	if err := checkBrackets(toks, expr); err != nil {
 		return nil, err
 	}
-	ast, err := parser.ParseString("", expr)
+	ast, err := parser().ParseString("", expr)
 	if err != nil {
 		if better := unknownDesignator(toks); better != nil {
 			return nil, better
@@ -46,7 +46,7 @@ func parseAST(expr string) (*orExpr, error) {
 
 // significant drops white space and the EOF token.
 func significant(toks []lexer.Token) []lexer.Token {
-	ws := lex.Symbols()["Whitespace"]
+	ws := lex().Symbols()["Whitespace"]
 	out := toks[:0]
 	for _, t := range toks {
 		if t.Type != ws && !t.EOF() {

@@ -91,7 +91,7 @@ const instrumenterVersion = "tigris-instrumenter-1"
 // MonitorPackages are the import paths the linker needs when any package of a
 // binary was instrumented; the proxy resolves their export data (with dependencies)
 // for compile and link.
-var MonitorPackages = []string{monitorPath}
+var MonitorPackages = []string{monitorPath, adminPath}
 
 var (
 	gorootOnce sync.Once
