@@ -26,6 +26,7 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		newInitCmd(),
 		newAnalyzeCmd(),
 		newMatchCmd(),
+		newDemoCmd(),
 		newCtlCmd(),
 		newReadCmd(),
 		newStatsCmd(),

@@ -1,0 +1,70 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/writer"
+)
+
+// TestDemo runs a short `tigris demo` from the repository: the example builds
+// with tigris, serves load, the analyzer selects functions, the selected ones
+// write fine records, and the trace converts.
+func TestDemo(t *testing.T) {
+	requireGo(t)
+	out := t.TempDir()
+	got := tigrisCmd(t, repoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--out", out)
+	for _, want := range []string{
+		`== 1\. Building examples/petclinic`,
+		`PetClinic on http://127\.0\.0\.1:\d+, admin endpoint on 127\.0\.0\.1:\d+`,
+		`cycle 1 at .*: \d+ candidates → [1-9]\d* selected`,
+		`\+ (service|repository)\.\S+ .*\((frequent|expensive|changeable): `,
+		`== 4\. Phase 1: coarse statistics, top 10 of \d+ functions`,
+		`trace writer: [1-9]\d* records written`,
+		`convert: wrote .*petclinic\.pb\.gz \(pprof`,
+		`convert: wrote .*petclinic\.chrome\.json \(chrome`,
+	} {
+		if !regexp.MustCompile(want).MatchString(got) {
+			t.Errorf("demo output lacks %q:\n%s", want, got)
+		}
+	}
+	n := countRecords(t, filepath.Join(out, "petclinic.tgr"))
+	if n == 0 {
+		t.Error("the demo's trace holds no records")
+	}
+	for _, f := range []string{"petclinic.pb.gz", "petclinic.chrome.json"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// Every record belongs to a function the analyzer selected at some point:
+	// phase 2 traces only what phase 1 chose.
+	selected := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+\+ (\S+)`).FindAllStringSubmatch(got, -1) {
+		selected[m[1]] = true
+	}
+	r, err := writer.Open(filepath.Join(out, "petclinic.tgr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind != writer.KindProbe {
+			continue
+		}
+		// The demo prints signatures without the module prefix; compare up to
+		// the first space, as the pattern above captured them.
+		name := strings.ReplaceAll(it.Probe.Signature, "github.com/tigrisgo/tigris/examples/petclinic/internal/", "")
+		name, _, _ = strings.Cut(name, " ")
+		ok := selected[name]
+		if !ok {
+			t.Errorf("records of %s, which no cycle selected (selected: %v)", it.Probe.Signature, selected)
+		}
+	}
+}
