@@ -1,0 +1,66 @@
+package settings
+
+import (
+	"testing"
+)
+
+// FuzzDecode: embedded settings come from a binary; whatever the bytes, Decode
+// returns an error or settings that validate and encode back to the same value.
+func FuzzDecode(f *testing.F) {
+	def := Default()
+	text, err := def.Encode()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(text)
+	f.Add(`{"format":1}`)
+	f.Add(`{"format":1,"sampling":2}`)
+	f.Add(`{"format":1,"rules":[{"pattern":"execution(* a.B(..))","mode":"fine"}]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := Decode(s)
+		if err != nil {
+			return
+		}
+		if err := r.Validate(); err != nil {
+			t.Fatalf("Decode(%q) accepted settings that do not validate: %v", s, err)
+		}
+		again, err := r.Encode()
+		if err != nil {
+			t.Fatalf("decoded settings do not encode: %v", err)
+		}
+		if _, err := Decode(again); err != nil {
+			t.Fatalf("re-encoded settings do not decode: %v\n%s", err, again)
+		}
+	})
+}
+
+// FuzzParseValues: the TIGRIS_* value parsers return a value or an error, never
+// panic, and what they format parses back.
+func FuzzParseValues(f *testing.F) {
+	for _, s := range []string{"10%", "0.1", "256MiB", "1GB", "off", "2m", "1h30m", "+fine:execution(* a.*(..)); off:within(b/...)", "none", "", "-5", "1e400%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		// Rates outside [0,1] are rejected where they are used (Validate); inside,
+		// formatting may round to a few digits but must parse back close.
+		if p, err := ParsePercent(s); err == nil && p >= 0 && p <= 1 {
+			if q, err := ParsePercent(FormatPercent(p)); err != nil || (q-p > 1e-4 || p-q > 1e-4) {
+				t.Errorf("ParsePercent(FormatPercent(%v)) = %v, %v", p, q, err)
+			}
+		}
+		if n, err := ParseSize(s); err == nil {
+			if m, err := ParseSize(FormatSize(n)); err != nil || m != n {
+				t.Errorf("ParseSize(FormatSize(%d)) = %d, %v", n, m, err)
+			}
+		}
+		_, _ = ParseDuration(s)
+		_, _ = ParseBool(s)
+		if rules, err := ParseRules(s); err == nil {
+			if again, err := ParseRules(FormatRules(rules)); err != nil || len(again) != len(rules) {
+				t.Errorf("ParseRules(FormatRules(%v)) = %v, %v", rules, again, err)
+			}
+		}
+		r := Default()
+		_ = ApplyEnv(&r, func(name string) string { return s })
+	})
+}
