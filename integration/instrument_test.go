@@ -37,6 +37,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"time"
 )
 
 type Store struct{ items map[string]int }
@@ -126,6 +127,9 @@ func Spawn(k, n int) int {
 	return Sum(results...)
 }
 
+// Nap takes at least d: its mean duration is known.
+func Nap(d time.Duration) { time.Sleep(d) }
+
 // Label's call into strconv is measured by a call(...) pointcut.
 func Label(n int) string {
 	s := strconv.Itoa(n)
@@ -164,6 +168,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"time"
 
 	"example.com/itest/shop"
 	"github.com/tigrisgo/tigris/monitor"
@@ -188,10 +193,13 @@ func main() {
 		shop.Boom(1)
 	}
 	if len(os.Args) > 1 && os.Args[1] == "stats" {
+		shop.Nap(3 * time.Millisecond)
+		shop.Nap(5 * time.Millisecond)
 		stats := monitor.Snapshot()
 		sort.Slice(stats, func(i, j int) bool { return stats[i].Signature < stats[j].Signature })
 		for _, s := range stats {
 			fmt.Printf("STAT %s count=%d errors=%d panics=%d\n", s.Signature, s.Count, s.Errors, s.Panics)
+			fmt.Printf("MEAN %s %.0f\n", s.Signature, s.MeanNs)
 		}
 	}
 	if len(os.Args) > 1 && os.Args[1] == "exit" {
@@ -206,7 +214,7 @@ const shopOutput = `2 <nil>
 x true
  false
 recovered: boom 3
-shop/shop.go:80
+shop/shop.go:81
 165 #7
 `
 
@@ -252,6 +260,16 @@ func TestInstrumentedProgram(t *testing.T) {
 		} else if got != w {
 			t.Errorf("%s: %s, want %s", sig, got, w)
 		}
+	}
+	// Durations: Nap slept 3 and 5 ms.
+	var napMean float64
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "MEAN example.com/itest/shop.Nap(time.Duration) "); ok {
+			fmt.Sscan(rest, &napMean)
+		}
+	}
+	if napMean < 4e6 || napMean > 1e9 {
+		t.Errorf("Nap's mean duration %.0f ns; it slept 3 and 5 ms", napMean)
 	}
 	if _, ok := stats["example.com/itest.main()"]; !ok {
 		t.Errorf("main.main has no probe; have:\n%s", strings.Join(sortedKeys(stats), "\n"))
@@ -367,7 +385,7 @@ func TestInstrumentedPanicAndExit(t *testing.T) {
 	if a, b := stripAddresses(plainOut), stripAddresses(instOut); a != b {
 		t.Errorf("panic output differs from the plain build's\n--- instrumented\n%s\n--- plain\n%s", b, a)
 	}
-	if !strings.Contains(plainOut, "shop/shop.go:74") {
+	if !strings.Contains(plainOut, "shop/shop.go:75") {
 		t.Errorf("traceback does not point at Boom's panic line:\n%s", plainOut)
 	}
 	if n := countRecords(t, trace); n == 0 {
@@ -491,5 +509,27 @@ func TestCrossBuild(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte("example.com/itest/shop.Fib")) {
 		t.Error("the cross-built binary carries no probe metadata")
+	}
+}
+
+// TestMatchedNothing: a config whose pointcuts match nothing gives a program that
+// behaves as the plain build, and whose monitor never starts.
+func TestMatchedNothing(t *testing.T) {
+	files := map[string]string{"tigris.yaml": "version: 1\nmonitor:\n  include: [\"within(example.com/nowhere/...)\"]\n"}
+	for k, v := range helloFiles {
+		files[k] = v
+	}
+	dir := newModule(t, files)
+	tigrisCmd(t, dir, nil, "go", "build", "-o", "inst", ".")
+	out, code := runCmd(t, dir, []string{"TIGRIS_ADMIN=127.0.0.1:0", "TIGRIS_MODE=fine"}, filepath.Join(dir, "inst"))
+	if code != 0 || out != "hello, GOPHER\n" {
+		t.Errorf("exit %d, output %q; want the plain program's", code, out)
+	}
+	if fileExists(filepath.Join(dir, "tigris-out")) {
+		t.Error("a program without probes wrote a trace directory")
+	}
+	match := tigrisCmd(t, dir, nil, "match", "./...")
+	if strings.TrimSpace(strings.SplitN(match, "\n", 2)[0]) != "0 of 0 functions in 2 packages instrumented" {
+		t.Errorf("tigris match: %q", match)
 	}
 }
