@@ -274,11 +274,11 @@ func TestMomentsMergeAndMinus(t *testing.T) {
 	if math.Abs(got.N-tail.N) > 1e-9 || math.Abs(got.Mean-tail.Mean) > 1e-9 || math.Abs(got.M2-tail.M2) > 1e-6 {
 		t.Errorf("minus = %+v, want %+v", got, tail)
 	}
-	var mean, m2 atomic.Uint64
+	var mean, m2 float64
 	for i, x := range xs {
-		welford(&mean, &m2, uint64(i+1), x)
+		mean, m2 = welford(mean, m2, uint64(i+1), x)
 	}
-	if w := math.Float64frombits(m2.Load()); math.Abs(w-all.M2) > 1e-6 {
-		t.Errorf("welford m2 = %v, merged m2 = %v", w, all.M2)
+	if math.Abs(m2-all.M2) > 1e-6 || math.Abs(mean-all.Mean) > 1e-9 {
+		t.Errorf("welford mean, m2 = %v, %v; merged %v, %v", mean, m2, all.Mean, all.M2)
 	}
 }
