@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,7 @@ import (
 func TestDemo(t *testing.T) {
 	requireGo(t)
 	out := t.TempDir()
-	got := tigrisCmd(t, repoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--out", out)
+	got := tigrisCmd(t, repoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--budget", "2%", "--out", out)
 	for _, want := range []string{
 		`== 1\. Building examples/petclinic`,
 		`PetClinic on http://127\.0\.0\.1:\d+, admin endpoint on 127\.0\.0\.1:\d+`,
@@ -29,6 +30,19 @@ func TestDemo(t *testing.T) {
 	} {
 		if !regexp.MustCompile(want).MatchString(got) {
 			t.Errorf("demo output lacks %q:\n%s", want, got)
+		}
+	}
+	// The budget controller keeps its predicted share of CPU inside the budget,
+	// unless even its floor rate cannot (then it says so).
+	budgets := regexp.MustCompile(`budget 2\.00% of CPU: .* predicted ([0-9.]+)%, sampling (\w+)`).FindAllStringSubmatch(got, -1)
+	if len(budgets) == 0 {
+		t.Errorf("no cycle reported a budget decision:\n%s", got)
+	}
+	for _, b := range budgets {
+		var share float64
+		fmt.Sscan(b[1], &share)
+		if share > 2 && b[2] != "floor" {
+			t.Errorf("predicted share %.3f%% over the 2%% budget with action %s", share, b[2])
 		}
 	}
 	n := countRecords(t, filepath.Join(out, "petclinic.tgr"))

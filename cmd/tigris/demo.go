@@ -32,6 +32,7 @@ type demoOptions struct {
 	duration time.Duration
 	interval time.Duration
 	sampling string
+	budget   string
 	out      string
 	seed     uint64
 }
@@ -70,7 +71,8 @@ go to --out (./tigris-demo); the service is stopped whatever happens.`,
 	f := cmd.Flags()
 	f.DurationVar(&o.duration, "duration", time.Minute, "how long to drive load")
 	f.DurationVar(&o.interval, "interval", 10*time.Second, "analysis interval")
-	f.StringVar(&o.sampling, "sampling", "10%", "sampling rate of the selected functions")
+	f.StringVar(&o.sampling, "sampling", "10%", "sampling rate of the selected functions (the ceiling when a budget is set)")
+	f.StringVar(&o.budget, "budget", "off", "share of CPU time fine tracing may take, e.g. 1%; the analyzer lowers the sampling rate to stay inside")
 	f.StringVar(&o.out, "out", "tigris-demo", "directory for the binary, the trace and its conversions (\"\": a temporary one, removed at the end)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the simulated users")
 	return cmd
@@ -125,6 +127,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 		"TIGRIS_ANALYSIS=on",
 		"TIGRIS_INTERVAL=" + o.interval.String(),
 		"TIGRIS_SAMPLING=" + o.sampling,
+		"TIGRIS_BUDGET=" + o.budget,
 		"TIGRIS_WRITER=async",
 		"TIGRIS_OUT=" + trace,
 	})
@@ -261,6 +264,10 @@ func printDemoCycle(stdout io.Writer, cy *cycleView) {
 	}
 	fmt.Fprintf(stdout, "   cycle %d at %s: %d candidates → %d selected (+%d −%d), sampling %.1f%%\n",
 		cy.Seq, cy.At.Format("15:04:05"), cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), 100*cy.Sampling)
+	if b := cy.Budget; b != nil {
+		fmt.Fprintf(stdout, "     budget %.2f%% of CPU: %.0f fine calls/s at %.1f ns + %.1f ns per record → predicted %.3f%%, sampling %s (%.2f%%)\n",
+			100*b.Budget, b.FineCallsPerSec, b.Cost.CallNs, b.Cost.RecordNs, 100*b.Share, b.Action, 100*b.Rate)
+	}
 	for _, s := range cy.Added {
 		fmt.Fprintf(stdout, "     + %s  (%s)\n", shortSig(s), strings.Join(cy.Reasons[s], "; "))
 	}
