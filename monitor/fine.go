@@ -21,6 +21,10 @@ type traceCtx struct {
 	eoi     uint32
 	ess     uint32
 	sampled bool
+	// rec is the record being handed to the sink. A local would escape (Sink.Write
+	// is an interface call) and cost an allocation per fine call; a sink must not
+	// retain the record, and only this goroutine uses its context.
+	rec writer.Record
 }
 
 var lastTrace atomic.Uint64
@@ -87,7 +91,8 @@ func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, 
 	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())
 	}
-	r := writer.Record{
+	r := &ctx.rec
+	*r = writer.Record{
 		Probe: p.id, EOI: c.eoi(), ESS: c.ess(), Trace: ctx.trace, GID: ctx.goid,
 		TIn: c.t0, TOut: t1,
 	}
@@ -101,7 +106,7 @@ func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, 
 		r.Flags |= writer.FlagSize
 		r.Size = size
 	}
-	s.Write(&r)
+	s.Write(r)
 }
 
 // fineRecords counts records handed to the sink (the budget controller reads it).

@@ -16,24 +16,45 @@ import (
 // slotLinked reports whether the fast runtime accessors are in use.
 const slotLinked = false
 
-var portableSlots sync.Map // goroutine id → *unsafe.Pointer
+// portableSlots maps goroutine ids to slots. A plain map under a lock rather
+// than a sync.Map: a sync.Map key is an interface, and boxing the id would
+// allocate on every lookup.
+var portableSlots struct {
+	sync.RWMutex
+	m map[uint64]*unsafe.Pointer
+}
 
 // slot returns the current goroutine's slot and id.
 func slot() (*unsafe.Pointer, uint64) {
 	id := goid()
-	if v, ok := portableSlots.Load(id); ok {
-		return v.(*unsafe.Pointer), id
+	portableSlots.RLock()
+	p := portableSlots.m[id]
+	portableSlots.RUnlock()
+	if p != nil {
+		return p, id
 	}
-	p := new(unsafe.Pointer)
-	portableSlots.Store(id, p)
+	portableSlots.Lock()
+	defer portableSlots.Unlock()
+	if p = portableSlots.m[id]; p == nil {
+		if portableSlots.m == nil {
+			portableSlots.m = map[uint64]*unsafe.Pointer{}
+		}
+		p = new(unsafe.Pointer)
+		portableSlots.m[id] = p
+	}
 	return p, id
 }
 
 // panicMark identifies the goroutine's innermost in-flight panic (0 when none).
 func panicMark() uintptr { return 0 }
 
+// stackBufs holds goid's buffers: runtime.Stack's buffer escapes, so a local
+// array would be allocated on every call.
+var stackBufs = sync.Pool{New: func() any { return new([64]byte) }}
+
 func goid() uint64 {
-	var buf [64]byte
+	buf := stackBufs.Get().(*[64]byte)
+	defer stackBufs.Put(buf)
 	b := buf[:runtime.Stack(buf[:], false)]
 	// "goroutine 123 [running]:..."
 	const prefix = len("goroutine ")
