@@ -69,12 +69,23 @@ func (e *ExperimentSummary) checkTargets() []TargetCheck {
 			Measured: m,
 			Value:    worst, Limit: allocEpsilon, Met: worst < allocEpsilon})
 	}
-	if peer := e.Config(e.Peer); fa != nil && peer != nil && fa.Overhead.Median > 0 && fa.Overhead.Mean > 0 {
+	// The peer's ratio of the medians decides; the ratio of the means is given
+	// too, and must hold as well unless noise made fine-async's mean overhead
+	// zero or negative (a long method time on a busy machine), when it means
+	// nothing.
+	if peer := e.Config(e.Peer); fa != nil && peer != nil && fa.Overhead.Median > 0 {
 		med := peer.Overhead.Median / fa.Overhead.Median
-		mean := peer.Overhead.Mean / fa.Overhead.Mean
+		m := fmt.Sprintf("%s: %.1f × (median), ", e.Peer, med)
+		met := med >= 10
+		if fa.Overhead.Mean > 0 {
+			mean := peer.Overhead.Mean / fa.Overhead.Mean
+			m += fmt.Sprintf("%.1f × (mean)", mean)
+			met = met && mean >= 10
+		} else {
+			m += "mean overhead lost in noise"
+		}
 		out = append(out, TargetCheck{Name: "peer", Target: "a fine record ≥ 10 × cheaper than an OpenTelemetry span",
-			Measured: fmt.Sprintf("%s: %.1f × (median), %.1f × (mean)", e.Peer, med, mean),
-			Value:    min(med, mean), Limit: 10, Met: med >= 10 && mean >= 10})
+			Measured: m, Value: med, Limit: 10, Met: met})
 	}
 	return out
 }
