@@ -163,8 +163,27 @@ func runtimeSourcesHash(inv *goInvocation, env []string) (string, error) {
 	if m == nil {
 		return "none", nil
 	}
-	dir := m.Dir
-	immutable := m.Version != "" && m.Replace == nil
+	dir, immutable := moduleSourceDir(m, inv)
+	if immutable || dir == "" {
+		id := m.Path + "@" + m.Version
+		if m.Replace != nil {
+			id += "=>" + m.Replace.Path + "@" + m.Replace.Version
+		}
+		return "module " + id, nil
+	}
+	sum, err := hashSourceDirs(dir, runtimeDirs)
+	if err != nil {
+		return "", err
+	}
+	return "dir " + sum, nil
+}
+
+// moduleSourceDir returns the directory holding the sources of the tigris
+// module m as the build sees it ("" when unknown: not downloaded), and whether
+// those sources are immutable (a module-cache version).
+func moduleSourceDir(m *listedModule, inv *goInvocation) (dir string, immutable bool) {
+	dir = m.Dir
+	immutable = m.Version != "" && m.Replace == nil
 	if m.Replace != nil {
 		immutable = m.Replace.Version != ""
 		if dir == "" && !immutable {
@@ -180,18 +199,7 @@ func runtimeSourcesHash(inv *goInvocation, env []string) (string, error) {
 			}
 		}
 	}
-	if immutable || dir == "" {
-		id := m.Path + "@" + m.Version
-		if m.Replace != nil {
-			id += "=>" + m.Replace.Path + "@" + m.Replace.Version
-		}
-		return "module " + id, nil
-	}
-	sum, err := hashSourceDirs(dir, runtimeDirs)
-	if err != nil {
-		return "", err
-	}
-	return "dir " + sum, nil
+	return dir, immutable
 }
 
 // locateTigrisModule returns `go list -m -json github.com/tigrisgo/tigris` as

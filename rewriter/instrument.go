@@ -94,6 +94,7 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	if len(pj.probes) == 0 && !pj.anyEdits() {
 		return false, nil
 	}
+	job.Optional = len(pj.probes) == 0
 	return true, pj.write()
 }
 

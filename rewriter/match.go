@@ -58,6 +58,7 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		return nil, fmt.Errorf("loading packages: %w", err)
 	}
 	rep := &MatchReport{Excluded: map[string]string{}}
+	monitorDeps := loadMonitorDeps(lc)
 	seen := map[string]bool{} // a package and its test variant share files
 	var loadErrs []string
 	for _, pkg := range pkgs {
@@ -71,6 +72,10 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		std := pkg.Module == nil && pkg.Name != "main"
 		if why := s.packageExcluded(pkg.PkgPath, std); why != "" {
 			rep.Excluded[pkg.PkgPath] = why
+			continue
+		}
+		if monitorDeps[pkg.PkgPath] && cfg.Instrument != nil && cfg.Instrument.MayMatchPackage(pkg.PkgPath) {
+			rep.Excluded[pkg.PkgPath] = "the monitor runtime imports it (a probe would be an import cycle)"
 			continue
 		}
 		if cfg.Instrument == nil || !cfg.Instrument.MayMatchPackage(pkg.PkgPath) {
@@ -114,6 +119,25 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		return a.Line < b.Line
 	})
 	return rep, nil
+}
+
+// loadMonitorDeps returns the packages the monitor runtime depends on in the
+// build context of lc (the proxy compiles them unchanged), or nil when the
+// module graph has no tigris.
+func loadMonitorDeps(lc *packages.Config) map[string]bool {
+	dc := *lc
+	dc.Mode, dc.Tests = packages.NeedName|packages.NeedImports|packages.NeedDeps, false
+	roots, err := packages.Load(&dc, MonitorPackages...)
+	if err != nil {
+		return nil
+	}
+	deps := map[string]bool{}
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		if len(p.Errors) == 0 {
+			deps[p.PkgPath] = true
+		}
+	})
+	return deps
 }
 
 func joinLines(ss []string) string {

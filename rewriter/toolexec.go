@@ -242,14 +242,27 @@ func (p *proxy) compile() error {
 		if cfg == nil {
 			return fmt.Errorf("compiling %s: instrumented code imports %s, but the compile has no -importcfg to add it to", what, strings.Join(missing, ", "))
 		}
-		pgo, err := p.invocation().pgoProfile(ta.value("pgoprofile"), os.Getenv("TOOLEXEC_IMPORTPATH"))
+		if os.Getenv(nestedEnv) != "" {
+			// tigris's nested go list compiles only the monitor runtime and
+			// its dependencies, and a dependency of the monitor cannot import
+			// it (an import cycle): compile it as it is, as the parent does.
+			p.logf("compile %s: not instrumented: the monitor runtime depends on it", what)
+			return p.exec(p.args)
+		}
+		pkgs, err := p.resolveForCompile(ta, missing)
+		if err != nil && job.Optional {
+			// Only main's shutdown hook needs the monitor, and this build cannot
+			// link it (go install pkg@version, a module without tigris under a
+			// directory with a tigris.yaml, ...): nothing to flush, build it plain.
+			p.logf("compile %s: without the shutdown hook: %v", what, err)
+			return p.exec(p.args)
+		}
 		if err != nil {
 			return fmt.Errorf("compiling %s: %w", what, err)
 		}
-		r := p.resolver(workFromObjDir(ta.value("importcfg")), pgo)
-		pkgs, err := r.resolve(append(slices.Clone(MonitorPackages), missing...))
-		if err != nil {
-			return fmt.Errorf("compiling %s: resolving export data for %s: %w", what, strings.Join(missing, ", "), err)
+		if why := monitorDependency(job, pkgs); why != "" {
+			p.logf("compile %s: not instrumented: %s", what, why)
+			return p.exec(p.args)
 		}
 		for _, m := range missing {
 			if _, ok := pkgs[m]; !ok {
@@ -269,6 +282,47 @@ func (p *proxy) compile() error {
 		return fmt.Errorf("compiling %s: %w", what, err)
 	}
 	return p.exec(argv)
+}
+
+// resolveForCompile checks that the module graph's monitor runtime is the one
+// this tigris generates code for, and resolves export data for the monitor
+// packages and missing.
+func (p *proxy) resolveForCompile(ta *toolArgs, missing []string) (map[string]string, error) {
+	if err := checkMonitorVersion(p.invocation(), p.env); err != nil {
+		return nil, err
+	}
+	pgo, err := p.invocation().pgoProfile(ta.value("pgoprofile"), os.Getenv("TOOLEXEC_IMPORTPATH"))
+	if err != nil {
+		return nil, err
+	}
+	r := p.resolver(workFromObjDir(ta.value("importcfg")), pgo)
+	pkgs, err := r.resolve(append(slices.Clone(MonitorPackages), missing...))
+	if err != nil {
+		return nil, fmt.Errorf("resolving export data for %s: %w", strings.Join(missing, ", "), err)
+	}
+	return pkgs, nil
+}
+
+// monitorDependency says why a package the instrumenter rewrote must be
+// compiled unchanged because of the monitor runtime's own dependencies (deps, the
+// resolution of MonitorPackages), or "" when it can import the monitor.
+//
+// A package the monitor imports, directly or not (strings, sort, net/http,
+// participle, ...), would import the monitor back: an import cycle. Every
+// package of the test binary of such a package p (p's test variant, p_test, the
+// test main, packages recompiled against p's test variant) is skipped too: the
+// monitor archive was compiled against the plain p, so the linker would reject
+// it next to the test variant ("fingerprint mismatch").
+func monitorDependency(job *CompileJob, deps map[string]string) string {
+	if _, ok := deps[job.ImportPath]; ok {
+		return "the monitor runtime depends on it (a probe would be an import cycle)"
+	}
+	if tested, ok := strings.CutSuffix(job.TestVariant, ".test"); ok {
+		if _, ok := deps[tested]; ok {
+			return fmt.Sprintf("part of the test binary of %s, which the monitor runtime depends on", tested)
+		}
+	}
+	return ""
 }
 
 // compileWorkDir creates the job's private directory: $WORK/bNNN/tigris (next
@@ -327,6 +381,12 @@ func (p *proxy) link() error {
 	if err != nil {
 		return fmt.Errorf("linking %s: resolving export data for %s: %w", what, strings.Join(missing, ", "), err)
 	}
+	if tested, ok := strings.CutSuffix(what, ".test"); ok {
+		if _, dep := pkgs[tested]; dep {
+			return fmt.Errorf("linking %s: the monitor runtime imports %s, so a test binary of %s cannot link the monitor, but instrumented packages in it do (%s): exclude them from the tigris config to test %s",
+				what, tested, tested, strings.Join(monitorImporters(cfg), ", "), tested)
+		}
+	}
 	n := cfg.addAll(pkgs)
 	newCfg := filepath.Join(filepath.Dir(name), "tigris", filepath.Base(name))
 	if err := writeFileAtomic(newCfg, cfg.bytes()); err != nil {
@@ -338,6 +398,19 @@ func (p *proxy) link() error {
 		return fmt.Errorf("linking %s: %w", what, err)
 	}
 	return p.exec(argv)
+}
+
+// monitorImporters returns the packages of a link whose archives import the
+// monitor, sorted, for messages.
+func monitorImporters(cfg *importConfig) []string {
+	var out []string
+	for path, file := range cfg.packageFile {
+		if imps, err := archiveImports(file); err == nil && slices.Contains(imps, monitorPath) {
+			out = append(out, path)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // missingImports returns the packages imported by the archives of a link (every

@@ -1,0 +1,45 @@
+package rewriter
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/monitor"
+)
+
+func TestMonitorCodeVersion(t *testing.T) {
+	if monitorCodeVersion != monitor.CodeVersion {
+		t.Fatalf("the rewriter generates code for monitor version %d; the monitor is version %d", monitorCodeVersion, monitor.CodeVersion)
+	}
+}
+
+// TestCheckMonitorVersion checks the version check against monitor sources of
+// the same, another and no version, in a directory the module graph names.
+func TestCheckMonitorVersion(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // locateTigrisModule's cache
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"same", "package monitor\n\nconst CodeVersion = 1\n", ""},
+		{"other", "package monitor\n\n// CodeVersion ...\nconst CodeVersion = 7\n", "monitor runtime is version 7"},
+		{"none", "package monitor\n", "monitor runtime is version none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := t.TempDir()
+			writeFile(t, filepath.Join(fake, "go.mod"), "module github.com/tigrisgo/tigris\n\ngo 1.24\n")
+			writeFile(t, filepath.Join(fake, "monitor", "version.go"), tc.src)
+			user := t.TempDir()
+			writeFile(t, filepath.Join(user, "go.mod"), "module example.com/user\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\nreplace github.com/tigrisgo/tigris v0.9.0 => "+fake+"\n")
+			inv := &goInvocation{goExe: "go", dir: user}
+			err := checkMonitorVersion(inv, os.Environ())
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatal(err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "v0.9.0 => "+fake)):
+				t.Fatalf("got %v; want an error containing %q and the module", err, tc.want)
+			}
+		})
+	}
+}
