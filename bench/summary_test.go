@@ -167,8 +167,15 @@ func TestTargets(t *testing.T) {
 	}
 	// Clock pair 20 ns. I = 1 ns, C = 4 ns = 0.2 cp, C+W = (260-110)/10 = 15 ns
 	// = 0.75 cp but 24 records lost, the peer's overhead 500 ns = 31 × the
-	// fine-async overhead of 16 ns.
-	got := check(stressTimings, nil)
+	// fine-async overhead of 16 ns. A hundredth of an allocation per call is
+	// the process' background, not a probe path: still allocation-free.
+	got := check(stressTimings, func(res *Results) {
+		for i := range res.Runs {
+			if r := &res.Runs[i]; r.Variant == Deactivated {
+				r.Mallocs = int64(r.Calls*r.Goroutines*r.Depth) / 100
+			}
+		}
+	})
 	for name, met := range map[string]bool{"I": true, "C": true, "C+W": false, "allocations": true, "peer": true} {
 		tc, ok := got[name]
 		if !ok || tc.Met != met {

@@ -14,11 +14,13 @@ type TargetCheck struct {
 }
 
 // allocEpsilon is the number of allocations per monitored call below which a
-// configuration counts as allocation-free: the counts cover the whole process,
-// whose runtime and background goroutines allocate a little now and then,
-// independent of the number of calls; a probe path that allocates makes it 1
-// or more.
-const allocEpsilon = 0.001
+// configuration counts as allocation-free. The counts cover the whole process,
+// whose runtime and background goroutines (the monitor's, the writer's)
+// allocate a little per second rather than per call: with a long method time
+// few calls share those allocations (0.009 per call were seen with 10,000
+// calls of 500 µs and probes off). A probe path that allocates shows as 1 per
+// call, or its sampled share.
+const allocEpsilon = 0.05
 
 // checkTargets compares e's standard configurations with DESIGN.md's targets,
 // using medians (robust to the preemption a shared machine adds) and, for the
