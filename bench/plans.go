@@ -160,13 +160,13 @@ func WithBlocking(p Plan) Plan {
 // The three plans differ in calls and runs only; every one has the thesis'
 // depth 10 and warm-up share 0.5 and one benchmark goroutine.
 //
-// QuickPlan takes about two minutes on the idle 2-core development machine, a
-// cold tigris build included (about 40 s of that; with cached builds the whole
-// plan takes about a minute, and under load it takes longer): 5 runs of every
-// configuration with 300,000 calls of method time 0 (the upper bound of the
-// overhead) and 5 with 1,000 calls of 500 µs (the lower bound). Half of the
-// method-time-0 run time is the OpenTelemetry peer's: a span costs far more
-// than a tigris record.
+// QuickPlan takes about two minutes on the 2-core development machine, a cold
+// tigris build included (40–70 s of that; 2 min 37 s were measured with other
+// builds running, load up to 5.7; with cached builds about 1.5 minutes): 5
+// runs of every configuration with 300,000 calls of method time 0 (the upper
+// bound of the overhead) and 5 with 1,000 calls of 500 µs (the lower bound).
+// Half of the method-time-0 run time is the OpenTelemetry peer's: a span
+// costs far more than a tigris record.
 func QuickPlan(root string, tigris BuildFunc) Plan {
 	return StandardPlan("quick", root, tigris,
 		Experiment{Name: "mt0", Params: Params{Calls: 300_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 5, Goroutines: 1}},
@@ -188,8 +188,10 @@ const FullPlanLongCalls = 20_000
 // processes, 2,000,000 calls, the first half discarded as warm-up, depth 10,
 // method time 0 — and the same with method time 500 µs, but with
 // FullPlanLongCalls calls per run instead of 2,000,000 (see there). About 25
-// minutes on the development machine, most of it the OpenTelemetry peer's
-// method-time-0 runs (about 45 s each).
+// minutes on the development machine (25 min 35 s measured, a cold tigris
+// build included, with other builds running): 6.5 minutes are the
+// OpenTelemetry peer's method-time-0 runs (19–62 s each), 13 minutes the
+// 500 µs experiment.
 func FullPlan(root string, tigris BuildFunc) Plan {
 	return StandardPlan("full", root, tigris,
 		Experiment{Name: "mt0", Params: Params{Calls: 2_000_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 10, Goroutines: 1}},
