@@ -1,0 +1,414 @@
+package integration
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tigrisgo/tigris/writer"
+)
+
+// Build setups users' CI jobs have (issue 10; ../shared/REFERENCES.md lists
+// what broke for the peer tools). Every test uses shopConfig, the config of the
+// instrumented tests, so they share its compiler fingerprint and the standard
+// library is compiled once for all of them; every one checks that the build
+// left every file of the module as it was (tigris never edits a user file),
+// with all outputs (binaries, traces) written outside the module.
+
+// treeState records every file under a directory: contents and mtime.
+type treeState map[string]fileState
+
+type fileState struct {
+	sum   [32]byte
+	mtime time.Time
+	mode  fs.FileMode
+}
+
+func snapshot(t *testing.T, dir string) treeState {
+	t.Helper()
+	st := treeState{}
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		st[filepath.ToSlash(rel)] = fileState{sha256.Sum256(data), fi.ModTime(), fi.Mode()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// checkUntouched fails the test for every file of dir that was changed,
+// removed or added since before.
+func checkUntouched(t *testing.T, dir string, before treeState) {
+	t.Helper()
+	after := snapshot(t, dir)
+	var problems []string
+	for name, b := range before {
+		a, ok := after[name]
+		switch {
+		case !ok:
+			problems = append(problems, "removed "+name)
+		case a != b:
+			problems = append(problems, "changed "+name)
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			problems = append(problems, "added "+name)
+		}
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		t.Errorf("the build touched the module's files:\n%s", strings.Join(problems, "\n"))
+	}
+}
+
+// tracePackages counts the fine records of a trace file by package.
+func tracePackages(t *testing.T, path string) map[string]int {
+	t.Helper()
+	r, err := writer.Open(path)
+	if err != nil {
+		t.Fatalf("reading the trace: %v", err)
+	}
+	defer r.Close()
+	pkgs := map[string]int{}
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind == writer.KindRecord {
+			if def := r.Probe(it.Record.Probe); def != nil {
+				pkgs[def.Package]++
+			}
+		}
+	}
+	return pkgs
+}
+
+// runTraced runs an instrumented binary in fine mode, checks its output and
+// returns the records of its trace by package.
+func runTraced(t *testing.T, bin, want string) map[string]int {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "run.tgr")
+	if got := runProgram(t, bin, "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace); got != want {
+		t.Fatalf("%s printed\n%s\nwant\n%s", filepath.Base(bin), got, want)
+	}
+	return tracePackages(t, trace)
+}
+
+func wantRecords(t *testing.T, pkgs map[string]int, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if pkgs[n] == 0 {
+			t.Errorf("no fine record of package %s; records by package: %v", n, pkgs)
+		}
+	}
+}
+
+// TestSetupVendor: a module that vendors its dependencies, tigris included
+// (the tool line tigris init adds makes go mod vendor copy the monitor and its
+// admin endpoint), builds and tests with -mod=vendor, and nothing in vendor/,
+// go.mod or go.sum changes ("inconsistent vendoring" after a tool edited go.mod
+// is what users of peer tools hit).
+func TestSetupVendor(t *testing.T) {
+	dir := toolModule(t, shopFiles)
+	goCmd(t, dir, nil, "mod", "vendor")
+	if !fileExists(filepath.Join(dir, "vendor", "github.com", "tigrisgo", "tigris", "monitor", "admin")) {
+		t.Fatal("go mod vendor did not copy the monitor's admin endpoint")
+	}
+	before := snapshot(t, dir)
+	vendor := []string{"GOFLAGS=-mod=vendor"}
+	out := t.TempDir()
+	tigrisCmd(t, dir, vendor, "go", "build", "-o", filepath.Join(out, "inst"), ".")
+	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), shopOutput), "example.com/itest/shop", "example.com/itest")
+	test := tigrisCmd(t, dir, vendor, "go", "test", "-count=1", "./shop")
+	if !strings.Contains(test, "ok  \texample.com/itest/shop") {
+		t.Errorf("tigris go test -mod=vendor:\n%s", test)
+	}
+	checkUntouched(t, dir, before)
+}
+
+// toolModule writes the module newModule would, with go.mod as tigris init
+// leaves it: tigris required as a tool (replaced to the repo), tidied.
+func toolModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	all := map[string]string{
+		"go.mod": "module example.com/itest\n\ngo " + goDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
+			"tool github.com/tigrisgo/tigris/cmd/tigris\n\nreplace github.com/tigrisgo/tigris => " + repoRoot + "\n",
+	}
+	for k, v := range files {
+		all[k] = v
+	}
+	dir := newModule(t, all)
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.sum"), string(sum))
+	goCmd(t, dir, nil, "mod", "tidy")
+	return dir
+}
+
+// TestSetupWorkspace: a go.work workspace whose main module uses a library
+// module of the workspace; the config at the workspace root instruments both,
+// whether the build starts at the root or in the module's directory.
+func TestSetupWorkspace(t *testing.T) {
+	requireGo(t)
+	ws := t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"go.work":     "go " + goDirective + "\n\nuse (\n\t./app\n\t./lib\n)\n",
+		"tigris.yaml": shopConfig,
+		"app/go.mod": "module example.com/itest\n\ngo " + goDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
+			"replace github.com/tigrisgo/tigris => " + repoRoot + "\n",
+		"app/go.sum": string(sum),
+		"app/main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/itest/lib"
+)
+
+func main() { fmt.Println(lib.Twice(21)) }
+`,
+		"lib/go.mod": "module example.com/itest/lib\n\ngo " + goDirective + "\n",
+		"lib/lib.go": "package lib\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n",
+	} {
+		writeFile(t, filepath.Join(ws, filepath.FromSlash(name)), content)
+	}
+	before := snapshot(t, ws)
+	env := []string{"GOWORK=" + filepath.Join(ws, "go.work"), "GOFLAGS="}
+	out := t.TempDir()
+	tigrisCmd(t, ws, env, "go", "build", "-o", filepath.Join(out, "root"), "./app")
+	wantRecords(t, runTraced(t, filepath.Join(out, "root"), "42\n"), "example.com/itest/lib", "example.com/itest")
+	tigrisCmd(t, filepath.Join(ws, "app"), env, "go", "build", "-o", filepath.Join(out, "app"), ".")
+	wantRecords(t, runTraced(t, filepath.Join(out, "app"), "42\n"), "example.com/itest/lib")
+	checkUntouched(t, ws, before)
+}
+
+// TestSetupMainInSubdirectory: the command lives in ./cmd/app; build, run and
+// install it from the module root and from its own directory. main.main gets
+// its probe under the command's real import path.
+func TestSetupMainInSubdirectory(t *testing.T) {
+	dir := newModule(t, map[string]string{
+		"tigris.yaml": shopConfig,
+		"cmd/app/main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/itest/internal/greet"
+)
+
+func main() { fmt.Println(greet.Hello("cmd")) }
+`,
+		"internal/greet/greet.go": "package greet\n\n// Hello greets name.\nfunc Hello(name string) string { return \"hello, \" + name }\n",
+	})
+	before := snapshot(t, dir)
+	out := t.TempDir()
+	tigrisCmd(t, dir, nil, "go", "build", "-o", filepath.Join(out, "root"), "./cmd/app")
+	wantRecords(t, runTraced(t, filepath.Join(out, "root"), "hello, cmd\n"), "example.com/itest/cmd/app", "example.com/itest/internal/greet")
+	tigrisCmd(t, filepath.Join(dir, "cmd", "app"), nil, "go", "build", "-o", filepath.Join(out, "sub"), ".")
+	wantRecords(t, runTraced(t, filepath.Join(out, "sub"), "hello, cmd\n"), "example.com/itest/cmd/app")
+	trace := filepath.Join(out, "run.tgr")
+	if got := tigrisCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + trace}, "go", "run", "./cmd/app"); got != "hello, cmd\n" {
+		t.Errorf("tigris go run ./cmd/app printed %q", got)
+	}
+	wantRecords(t, tracePackages(t, trace), "example.com/itest/cmd/app")
+	gobin := t.TempDir()
+	tigrisCmd(t, dir, []string{"GOBIN=" + gobin}, "go", "install", "./cmd/app")
+	wantRecords(t, runTraced(t, filepath.Join(gobin, "app"+exeSuffix()), "hello, cmd\n"), "example.com/itest/internal/greet")
+	checkUntouched(t, dir, before)
+}
+
+// TestSetupGlobalGOFLAGS: a CI job sets GOFLAGS='"-toolexec=tigris toolexec"'
+// for everything, then, in the instrumented module's directory (go.mod as
+// tigris init leaves it, read-only as go builds by default), builds the
+// module, go installs an unrelated command at a version (whose module graph
+// has no tigris: built plain), runs tigris as a go tool, and go installs
+// tigris itself over the binary the go command is running as its toolexec.
+func TestSetupGlobalGOFLAGS(t *testing.T) {
+	dir := toolModule(t, shopFiles)
+	bin := t.TempDir() // the job's tigris, on PATH, and its GOBIN
+	data, err := os.ReadFile(tigrisBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(bin, filepath.Base(tigrisBin)), string(data))
+	if err := os.Chmod(filepath.Join(bin, filepath.Base(tigrisBin)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		`GOFLAGS="-toolexec=tigris toolexec"`,
+		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"GOBIN=" + bin,
+	}
+	before := snapshot(t, dir)
+	out := t.TempDir()
+	goCmd(t, dir, env, "build", "-o", filepath.Join(out, "inst"), ".")
+	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), shopOutput), "example.com/itest/shop")
+
+	// An unrelated command at a version: outside any module that requires
+	// tigris, so its main gets no shutdown hook and it links no monitor.
+	goCmd(t, dir, env, "install", "golang.org/x/tools/cmd/stringer@"+requiredVersion(t, "golang.org/x/tools"))
+	stringer := filepath.Join(bin, "stringer"+exeSuffix())
+	if out, code := runCmd(t, dir, nil, stringer, "-help"); !strings.Contains(out, "Usage of stringer") {
+		t.Errorf("the installed stringer does not run (exit %d):\n%s", code, out)
+	}
+	if b, err := os.ReadFile(stringer); err != nil || bytes.Contains(b, []byte("tigrisgo/tigris/monitor")) {
+		t.Errorf("the unrelated command links the monitor (read error %v)", err)
+	}
+
+	// The tool line's tigris, built through the toolexec: tigris's own packages
+	// are never instrumented.
+	if out := goCmd(t, dir, env, "tool", "tigris", "version"); !strings.Contains(out, "tigris") {
+		t.Errorf("go tool tigris version printed %q", out)
+	}
+
+	// tigris itself, replacing the binary that runs as the toolexec.
+	goCmd(t, dir, env, "install", "github.com/tigrisgo/tigris/cmd/tigris")
+	if out, code := runCmd(t, dir, nil, filepath.Join(bin, filepath.Base(tigrisBin)), "version"); code != 0 || !strings.Contains(out, "tigris") {
+		t.Errorf("the reinstalled tigris does not run (exit %d):\n%s", code, out)
+	}
+	checkUntouched(t, dir, before)
+}
+
+// requiredVersion is the version of module path in tigris's own go.mod (so
+// that it is in the module cache).
+func requiredVersion(t *testing.T, path string) string {
+	t.Helper()
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == path {
+			return f[1]
+		}
+	}
+	t.Fatalf("tigris's go.mod does not require %s", path)
+	return ""
+}
+
+// TestSetupVersionMismatch: the module requires a tigris whose monitor runtime
+// is not the one this tigris binary generates code for (here: one from before
+// the monitor carried a CodeVersion). The build stops at the first
+// instrumented package with a message naming both sides and the two ways out,
+// not with compile errors in generated code or a link error.
+func TestSetupVersionMismatch(t *testing.T) {
+	requireGo(t)
+	old := t.TempDir()
+	for _, name := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(repoRoot, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(old, name), string(data))
+	}
+	for _, d := range []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl"} {
+		files, _ := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(d), "*"))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err != nil || fi.IsDir() || strings.HasSuffix(f, "_test.go") || filepath.Base(f) == "version.go" && d == "monitor" {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(old, filepath.FromSlash(d), filepath.Base(f)), string(data))
+		}
+	}
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := newModule(t, map[string]string{
+		"go.mod": "module example.com/itest\n\ngo " + goDirective + "\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\n" +
+			"replace github.com/tigrisgo/tigris v0.9.0 => " + old + "\n",
+		"go.sum":      string(sum),
+		"tigris.yaml": shopConfig,
+		// No imports: the build reaches the instrumented package after
+		// compiling only package runtime's dependencies.
+		"lib/lib.go": "package lib\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n",
+		"main.go":    "package main\n\nimport \"example.com/itest/lib\"\n\nfunc main() { println(lib.Twice(1)) }\n",
+	})
+	before := snapshot(t, dir)
+	out, code := runCmd(t, dir, nil, tigrisBin, "go", "build", "-o", filepath.Join(t.TempDir(), "inst"), ".")
+	if code == 0 {
+		t.Fatalf("the build succeeded against a monitor of another version:\n%s", out)
+	}
+	for _, want := range []string{
+		"version mismatch", "generates code for monitor runtime version 1",
+		// (the go command shortens the path of the replacement relative to its directory)
+		"github.com/tigrisgo/tigris v0.9.0 => ", filepath.Base(old), "monitor runtime is version none",
+		"go tool tigris go build", "go get -tool github.com/tigrisgo/tigris/cmd/tigris@",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the message lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"undefined:", "fingerprint mismatch", "relocation target"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the build failed with %q instead of the version check:\n%s", bad, out)
+		}
+	}
+	checkUntouched(t, dir, before)
+}
+
+// TestSetupTrimpathTagsLdflags: -trimpath, a build tag and -ldflags -X
+// together. The tag selects a file that gets probes, -X sets a variable of
+// the instrumented main package, and no absolute path of the module (which
+// the rewritten files' //line directives name) survives -trimpath.
+func TestSetupTrimpathTagsLdflags(t *testing.T) {
+	dir := newModule(t, map[string]string{
+		"tigris.yaml": shopConfig,
+		"main.go": `package main
+
+import "fmt"
+
+var v = "0"
+
+func main() { fmt.Println("v="+v, flavor()) }
+`,
+		"plain.go":  "//go:build !x\n\npackage main\n\nfunc flavor() string { return \"plain\" }\n",
+		"tagged.go": "//go:build x\n\npackage main\n\nfunc flavor() string { return \"tagged\" }\n",
+	})
+	before := snapshot(t, dir)
+	bin := filepath.Join(t.TempDir(), "inst")
+	tigrisCmd(t, dir, nil, "go", "build", "-trimpath", "-tags", "x", "-ldflags", "-X main.v=1", "-o", bin, ".")
+	pkgs := runTraced(t, bin, "v=1 tagged\n")
+	wantRecords(t, pkgs, "example.com/itest")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(dir)) {
+		t.Errorf("the -trimpath binary contains the module's directory %s", dir)
+	}
+	if !bytes.Contains(b, []byte("example.com/itest/tagged.go")) {
+		t.Error("the binary's probe table does not name the tagged file")
+	}
+	checkUntouched(t, dir, before)
+}
