@@ -27,6 +27,9 @@ func TestCompat(t *testing.T) {
 		t.Skip("TIGRIS_COMPAT=off")
 	}
 	requireGo(t)
+	if proxy := strings.TrimSpace(goCmd(t, "", nil, "env", "GOPROXY")); proxy == "off" {
+		t.Skip("GOPROXY=off: the suites' modules come from the module proxy")
+	}
 	suites := compat.Select(sel == "full")
 	if sel != "" && sel != "full" {
 		suites = nil

@@ -73,12 +73,13 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [--quick | --full | --tiny] [flags]",
 		Short: "Measure the overhead per monitored call with MooBench, against OpenTelemetry",
-		Long:  benchHelp,
+		Long:  benchHelp + evalHelp,
 		Example: `  go run ./cmd/tigris bench                       # the quick plan
   tigris bench --full --out docs-run
   tigris bench --tiny --only fine-async,otel
   tigris bench --method-time 0,100us --calls 500000 --runs 5
-  tigris bench --from moobench-results/quick-20250101-120000`,
+  tigris bench --from moobench-results/quick-20250101-120000
+  tigris bench --workload petclinic --full --out petclinic-results/run1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
@@ -111,6 +112,8 @@ type benchOptions struct {
 	pause             time.Duration
 	out, from, root   string
 	rawCSV, keep      bool
+	workload          string
+	eval              evalOptions // --workload petclinic (evaluate.go)
 
 	changed func(flag string) bool // the command line's: was the flag given
 }
@@ -138,23 +141,19 @@ func (o *benchOptions) register(cmd *cobra.Command) {
 	f.StringVar(&o.root, "root", "", "the tigris repository (default: found upward from the current directory)")
 	f.BoolVar(&o.rawCSV, "raw-csv", true, "write raw.csv.gz with every measurement (with --from: only when given)")
 	f.BoolVar(&o.keep, "keep-scratch", false, "keep every run's trace and span files under the results directory")
+	o.registerWorkload(cmd)
 }
 
 func (o *benchOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if done, err := o.runWorkload(ctx, stdout, stderr); done {
+		return err
+	}
 	if o.from != "" {
 		return o.summarizeAgain(stdout, stderr)
 	}
-	root := o.root
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		if root, err = bench.FindRoot(wd); err != nil {
-			return fmt.Errorf("run it in a clone of the tigris repository, or name one with --root: %w", err)
-		}
-	} else if _, err := bench.FindRoot(root); err != nil {
-		return fmt.Errorf("--root: %w", err)
+	root, err := o.repoRoot()
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -189,6 +188,27 @@ func (o *benchOptions) run(ctx context.Context, stdout, stderr io.Writer) error 
 		return err
 	}
 	return writeBenchReport(stdout, stderr, out, res, o.rawCSV)
+}
+
+// repoRoot is the tigris repository: --root, or found upward from the current
+// directory.
+func (o *benchOptions) repoRoot() (string, error) {
+	if o.root != "" {
+		root, err := bench.FindRoot(o.root)
+		if err != nil {
+			return "", fmt.Errorf("--root: %w", err)
+		}
+		return root, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root, err := bench.FindRoot(wd)
+	if err != nil {
+		return "", fmt.Errorf("run it in a clone of the tigris repository, or name one with --root: %w", err)
+	}
+	return root, nil
 }
 
 // plan builds the plan the flags ask for, with tigris building the tigris

@@ -119,18 +119,7 @@ func TestBenchTinyEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
-	exe := filepath.Join(tmp, "tigris")
-	if runtime.GOOS == "windows" {
-		exe += ".exe"
-	}
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "TIGRIS_") || strings.HasPrefix(kv, "GOFLAGS=")
-	})
-	build := exec.CommandContext(ctx, goExe, "build", "-o", exe, ".")
-	build.Env = env
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building tigris: %v\n%s", err, out)
-	}
+	exe, env := buildTigris(ctx, t, goExe, tmp)
 
 	dir := filepath.Join(tmp, "results")
 	run := func(args ...string) (string, string) {
@@ -194,4 +183,24 @@ func TestBenchTinyEndToEnd(t *testing.T) {
 	if !strings.Contains(again, "== mt0: depth 10") || !strings.Contains(again, "fine-async") {
 		t.Errorf("--from printed:\n%s", again)
 	}
+}
+
+// buildTigris builds this command into dir, for tests that need os.Executable
+// to be a real tigris, and returns it with an environment free of TIGRIS_*
+// and GOFLAGS.
+func buildTigris(ctx context.Context, t *testing.T, goExe, dir string) (exe string, env []string) {
+	t.Helper()
+	exe = filepath.Join(dir, "tigris")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "TIGRIS_") || strings.HasPrefix(kv, "GOFLAGS=")
+	})
+	build := exec.CommandContext(ctx, goExe, "build", "-o", exe, ".")
+	build.Env = env
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building tigris: %v\n%s", err, out)
+	}
+	return exe, env
 }

@@ -121,7 +121,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 	if err := os.Remove(trace); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("demo: removing the previous trace: %w", err)
 	}
-	svc, err := startService(ctx, bin, dir, []string{
+	svc, err := startService(ctx, bin, dir, true, []string{
 		"TIGRIS_ADMIN=127.0.0.1:0",
 		"TIGRIS_MODE=coarse",
 		"TIGRIS_ANALYSIS=on",
@@ -410,8 +410,9 @@ var (
 	adminRE     = regexp.MustCompile(`tigris: admin endpoint on http://([^/\s]+)/`)
 )
 
-// startService starts bin and waits until it printed both addresses.
-func startService(ctx context.Context, bin, dir string, env []string) (*service, error) {
+// startService starts bin and waits until it printed its API address and,
+// withAdmin, the admin endpoint's (a plain build prints none).
+func startService(ctx context.Context, bin, dir string, withAdmin bool, env []string) (*service, error) {
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TIGRIS_") }), env...)
@@ -424,7 +425,7 @@ func startService(ctx context.Context, bin, dir string, env []string) (*service,
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("demo: starting petclinic: %w", err)
+		return nil, fmt.Errorf("starting petclinic: %w", err)
 	}
 	s := &service{cmd: cmd, exit: make(chan error, 1)}
 	urls := make(chan string, 2)
@@ -450,7 +451,7 @@ func startService(ctx context.Context, bin, dir string, env []string) (*service,
 	go func() { defer wg.Done(); scan(stderr, adminRE) }()
 	go func() { wg.Wait(); s.exit <- cmd.Wait() }()
 	timeout := time.After(30 * time.Second)
-	for s.url == "" || s.admin == "" {
+	for s.url == "" || withAdmin && s.admin == "" {
 		select {
 		case u := <-urls:
 			re, v, _ := strings.Cut(u, "\x00")
@@ -462,12 +463,12 @@ func startService(ctx context.Context, bin, dir string, env []string) (*service,
 		case err := <-s.exit:
 			logMu.Lock()
 			defer logMu.Unlock()
-			return nil, fmt.Errorf("demo: petclinic exited at start (%v):\n%s", err, log.String())
+			return nil, fmt.Errorf("petclinic exited at start (%v):\n%s", err, log.String())
 		case <-timeout:
 			s.kill()
 			logMu.Lock()
 			defer logMu.Unlock()
-			return nil, fmt.Errorf("demo: petclinic did not report its addresses within 30s:\n%s", log.String())
+			return nil, fmt.Errorf("petclinic did not report its addresses within 30s:\n%s", log.String())
 		case <-ctx.Done():
 			s.kill()
 			return nil, ctx.Err()

@@ -457,15 +457,15 @@ func (s Suite) Unexpected(diffs []string) (unexpected, missing []string) {
 
 // TraceStats is what the fine traces of one instrumented run hold.
 type TraceStats struct {
-	Files   int
-	Bytes   int64 // size of the trace files
+	Files int
+	Bytes int64 // size of the trace files
 	// Truncated counts files of which only the first maxRecordsRead records
 	// were read (a fine trace of a test binary reaches gigabytes).
 	Truncated int
-	Records map[string]int64 // fine records per package
-	Probes  map[string]int   // probes that recorded at least once, per package
-	Lost    uint64           // records the writers reported dropped
-	Damaged int64            // bad chunks and gaps (a torn or corrupt file)
+	Records   map[string]int64 // fine records per package
+	Probes    map[string]int   // probes that recorded at least once, per package
+	Lost      uint64           // records the writers reported dropped
+	Damaged   int64            // bad chunks and gaps (a torn or corrupt file)
 }
 
 // rotated matches the files rotation adds (writer.RotatedPath): x.1.tgr.
