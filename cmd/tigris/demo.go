@@ -267,6 +267,10 @@ func printDemoCycle(stdout io.Writer, cy *cycleView) {
 	if b := cy.Budget; b != nil {
 		fmt.Fprintf(stdout, "     budget %.2f%% of CPU: %.0f fine calls/s at %.1f ns + %.1f ns per record → predicted %.3f%%, sampling %s (%.2f%%)\n",
 			100*b.Budget, b.FineCallsPerSec, b.Cost.CallNs, b.Cost.RecordNs, 100*b.Share, b.Action, 100*b.Rate)
+		// What the previous decision led to: the records actually made since
+		// the previous cycle, at the calibrated cost.
+		fmt.Fprintf(stdout, "     measured since the previous cycle: %.0f records/s → records took %.3f%% of CPU\n",
+			b.RecordsPerSec, 100*b.RecordsPerSec*b.Cost.RecordNs/(float64(max(b.Procs, 1))*1e9))
 	}
 	for _, s := range cy.Added {
 		fmt.Fprintf(stdout, "     + %s  (%s)\n", shortSig(s), strings.Join(cy.Reasons[s], "; "))
