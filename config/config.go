@@ -29,7 +29,7 @@ type Config struct {
 	// Named are the named pointcuts of the pointcuts section, in file order.
 	Named []pointcut.Named
 	// Env is the pointcut environment built from Named. Use it to parse any further
-	// expression (tigris match --match, rule patterns) so names resolve.
+	// expression (run-time rule patterns, the admin endpoint) so names resolve.
 	Env *pointcut.Env
 
 	// Include and Exclude are monitor.include and monitor.exclude as written: each a
@@ -107,8 +107,27 @@ func (e *NotFoundError) Error() string {
 // Is makes errors.Is(err, fs.ErrNotExist) true.
 func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }
 
-// Hash returns a SHA-256 digest of everything in c that changes what the rewriter
-// produces: the pointcuts, include and exclude lists, Std and the run-time settings.
+// BuildHash returns a SHA-256 digest of what in c changes compiler output: the
+// named pointcuts, the include and exclude lists and Std. The run-time settings
+// do not take part: they are linked into the binary (see rewriter), so changing
+// them relinks and recompiles nothing. Like Hash it is computed from parsed
+// values.
+func (c *Config) BuildHash() []byte {
+	b, err := json.Marshal(struct {
+		Schema           string
+		Named            []pointcut.Named
+		Include, Exclude []string
+		Std              bool
+	}{"tigris.yaml/build/1", c.Named, c.Include, c.Exclude, c.Std})
+	if err != nil {
+		panic(err) // only strings, slices of them and a bool: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	return sum[:]
+}
+
+// Hash returns a SHA-256 digest of everything in c that changes the binary: the
+// pointcuts, include and exclude lists, Std and the run-time settings.
 // It is computed from parsed values, so comments, key order, quoting and layout do
 // not change it; any change of a value does. Path does not take part.
 func (c *Config) Hash() []byte {

@@ -395,20 +395,29 @@ func TestHash(t *testing.T) {
 	if len(a.Hash()) != 32 {
 		t.Errorf("Hash is %d bytes", len(a.Hash()))
 	}
-	for _, change := range [][2]string{
-		{"std: false", "std: true"},
-		{"sampling: 10%", "sampling: 11%"},
-		{"- off: repo", "- coarse: repo"},
-		{"repo: execution(* example.com/shop/repo.*(..))", "repo: execution(* example.com/shop/repos.*(..))"},
-		{`exclude: ["execution(* *.String())"]`, `exclude: []`},
-		{"listen: 127.0.0.1:7070", "listen: 127.0.0.1:7071"},
+	if !bytes.Equal(a.BuildHash(), b.BuildHash()) {
+		t.Errorf("reformatting changed the build hash:\n%s", reformatted)
+	}
+	for _, change := range []struct {
+		from, to string
+		build    bool // changes compiler output, not only the linked settings
+	}{
+		{"std: false", "std: true", true},
+		{"sampling: 10%", "sampling: 11%", false},
+		{"- off: repo", "- coarse: repo", false},
+		{"repo: execution(* example.com/shop/repo.*(..))", "repo: execution(* example.com/shop/repos.*(..))", true},
+		{`exclude: ["execution(* *.String())"]`, `exclude: []`, true},
+		{"listen: 127.0.0.1:7070", "listen: 127.0.0.1:7071", false},
 	} {
-		c, err := Parse("c.yaml", []byte(strings.Replace(full, change[0], change[1], 1)))
+		c, err := Parse("c.yaml", []byte(strings.Replace(full, change.from, change.to, 1)))
 		if err != nil {
-			t.Fatalf("%s → %s: %v", change[0], change[1], err)
+			t.Fatalf("%s → %s: %v", change.from, change.to, err)
 		}
 		if bytes.Equal(a.Hash(), c.Hash()) {
-			t.Errorf("%s → %s did not change the hash", change[0], change[1])
+			t.Errorf("%s → %s did not change the hash", change.from, change.to)
+		}
+		if got := !bytes.Equal(a.BuildHash(), c.BuildHash()); got != change.build {
+			t.Errorf("%s → %s: build hash changed = %v; want %v", change.from, change.to, got, change.build)
 		}
 	}
 	if bytes.Equal(Default().Hash(), a.Hash()) {

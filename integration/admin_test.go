@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 )
 
 // adminFiles is a program that calls loop.Tick every millisecond until it is
@@ -67,9 +69,9 @@ func (s *syncBuffer) String() string {
 // loop.Tick to fine with tigris ctl, sees the writer write records, switches it
 // off, sees the records stop, and stops the program.
 func TestAdminEndpoint(t *testing.T) {
-	dir := newModule(t, adminFiles)
-	bin := filepath.Join(dir, "app"+exeSuffix())
-	tigrisCmd(t, dir, nil, "go", "build", "-o", bin, ".")
+	dir := itest.NewModule(t, adminFiles)
+	bin := filepath.Join(dir, "app"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", bin, ".")
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,7 +84,7 @@ func TestAdminEndpoint(t *testing.T) {
 	var out syncBuffer
 	prog := exec.Command(bin)
 	prog.Dir = dir
-	prog.Env = testEnv("TIGRIS_ADMIN="+addr, "TIGRIS_OUT="+trace, "TIGRIS_FLUSH=100ms")
+	prog.Env = itest.Env("TIGRIS_ADMIN="+addr, "TIGRIS_OUT="+trace, "TIGRIS_FLUSH=100ms")
 	prog.Stdout, prog.Stderr = &out, &out
 	if err := prog.Start(); err != nil {
 		t.Fatal(err)
@@ -103,7 +105,7 @@ func TestAdminEndpoint(t *testing.T) {
 	}()
 
 	ctl := func(args ...string) (string, int) {
-		return runCmd(t, dir, nil, tigrisBin, append([]string{"ctl", "--addr", addr}, args...)...)
+		return itest.Run(t, dir, nil, itest.TigrisBin, append([]string{"ctl", "--addr", addr}, args...)...)
 	}
 	mustCtl := func(args ...string) string {
 		t.Helper()

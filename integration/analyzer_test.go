@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/monitor"
 	"github.com/tigrisgo/tigris/writer"
 )
@@ -74,13 +75,13 @@ func main() {
 // records, and the budget controller holds the measured record rate to a
 // budget chosen so that it must lower the sampling rate.
 func TestAnalyzerUnderLoad(t *testing.T) {
-	dir := newModule(t, analyzerFiles)
-	bin := filepath.Join(dir, "app"+exeSuffix())
-	tigrisCmd(t, dir, nil, "go", "build", "-o", bin, ".")
+	dir := itest.NewModule(t, analyzerFiles)
+	bin := filepath.Join(dir, "app"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", bin, ".")
 
 	run := func(budget, trace string) []monitor.Cycle {
 		t.Helper()
-		out, code := runCmd(t, dir, []string{
+		out, code := itest.Run(t, dir, []string{
 			"GOMAXPROCS=2", "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=on", "TIGRIS_CRITERIA=most frequent",
 			"TIGRIS_METRICS=frequent=count", "TIGRIS_INTERVAL=1s", "TIGRIS_WINDOW=0s", "TIGRIS_SAMPLING=100%",
 			"TIGRIS_BUDGET=" + budget, "TIGRIS_WRITER=async", "TIGRIS_OUT=" + trace,

@@ -5,18 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 )
 
 // convertFiles is a small program whose package is traced in fine mode: main
 // calls calc.Work 200 times, Work calls Square (cheap) and Slow (a busy loop).
 var convertFiles = map[string]string{
-	"tigris.yaml": `version: 1
-monitor:
-  include: ["within(example.com/itest/...)"]
-  mode: fine
-writer:
-  mode: sync
-`,
+	// shopConfig's pointcuts with other run-time settings: the same compiler
+	// output, so the standard library is not compiled again for this test.
+	"tigris.yaml": strings.Replace(shopConfig, "mode: coarse", "mode: fine", 1) + "writer:\n  mode: sync\n",
 	"main.go": `package main
 
 import (
@@ -56,10 +54,10 @@ func Slow(n int) int {
 // its fine-mode trace to the default tigris-out/{binary}-{pid}.tgr, converts the
 // trace with tigris convert --to pprof and reads the profile with go tool pprof.
 func TestConvertRealTraceToPprof(t *testing.T) {
-	dir := newModule(t, convertFiles)
-	bin := filepath.Join(dir, "calcapp"+exeSuffix())
-	tigrisCmd(t, dir, nil, "go", "build", "-o", bin, ".")
-	runProgram(t, bin)
+	dir := itest.NewModule(t, convertFiles)
+	bin := filepath.Join(dir, "calcapp"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", bin, ".")
+	itest.RunProgram(t, bin)
 
 	traces, _ := filepath.Glob(filepath.Join(dir, "tigris-out", "calcapp-*.tgr"))
 	if len(traces) != 1 {
@@ -67,18 +65,18 @@ func TestConvertRealTraceToPprof(t *testing.T) {
 		t.Fatalf("trace files %q; want one in tigris-out/ (dir has %v)", traces, entries)
 	}
 	trace := traces[0]
-	out := tigrisCmd(t, dir, nil, "convert", "--to", "pprof", trace)
+	out := itest.Tigris(t, dir, nil, "convert", "--to", "pprof", trace)
 	// main.main and 200 × Work, Square and Slow, all in main's one call tree.
 	if !strings.Contains(out, ": 601 records in 1 call tree(s), 0 lost") {
 		t.Errorf("convert said:\n%s", out)
 	}
 	prof := strings.TrimSuffix(trace, ".tgr") + ".pb.gz"
-	if !fileExists(prof) {
+	if !itest.FileExists(prof) {
 		t.Fatalf("no profile at %s; convert said:\n%s", prof, out)
 	}
 
 	// -nodefraction=0: Square's share is below pprof's default cut.
-	top, code := runCmd(t, dir, nil, goExe, "tool", "pprof", "-top", "-nodefraction=0", prof)
+	top, code := itest.Run(t, dir, nil, itest.GoExe, "tool", "pprof", "-top", "-nodefraction=0", prof)
 	if code != 0 {
 		t.Fatalf("go tool pprof -top: exit status %d\n%s", code, top)
 	}
@@ -98,7 +96,7 @@ func TestConvertRealTraceToPprof(t *testing.T) {
 	}
 
 	// The same trace, read and summarized by the CLI.
-	stats := tigrisCmd(t, dir, nil, "stats", "--sort", "calls", trace)
+	stats := itest.Tigris(t, dir, nil, "stats", "--sort", "calls", trace)
 	for _, fn := range []string{"calc.Slow", "calc.Work", "calc.Square"} {
 		if !strings.Contains(stats, fn) {
 			t.Errorf("tigris stats misses %s:\n%s", fn, stats)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/writer"
 )
 
@@ -15,9 +16,9 @@ import (
 // with tigris, serves load, the analyzer selects functions, the selected ones
 // write fine records, and the trace converts.
 func TestDemo(t *testing.T) {
-	requireGo(t)
+	itest.RequireGo(t)
 	out := t.TempDir()
-	got := tigrisCmd(t, repoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--budget", "0.05%", "--out", out)
+	got := itest.Tigris(t, itest.RepoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--budget", "0.05%", "--out", out)
 	for _, want := range []string{
 		`== 1\. Building examples/petclinic`,
 		`PetClinic on http://127\.0\.0\.1:\d+, admin endpoint on 127\.0\.0\.1:\d+`,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/writer"
 )
 
@@ -221,25 +222,25 @@ shop/shop.go:81
 // TestInstrumentedProgram is the milestone: a program built with tigris runs
 // exactly as the plain build does and reports the calls it made.
 func TestInstrumentedProgram(t *testing.T) {
-	dir := newModule(t, shopFiles)
-	plain := filepath.Join(dir, "plain"+exeSuffix())
-	inst := filepath.Join(dir, "inst"+exeSuffix())
-	goCmd(t, dir, nil, "build", "-o", plain, ".")
-	tigrisCmd(t, dir, nil, "go", "build", "-o", inst, ".")
+	dir := itest.NewModule(t, shopFiles)
+	plain := filepath.Join(dir, "plain"+itest.ExeSuffix())
+	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
+	itest.Go(t, dir, nil, "build", "-o", plain, ".")
+	itest.Tigris(t, dir, nil, "go", "build", "-o", inst, ".")
 
 	for _, mode := range []string{"off", "coarse", "fine"} {
 		env := []string{"TIGRIS_MODE=" + mode, "TIGRIS_OUT=" + filepath.Join(dir, "out-"+mode+".tgr")}
-		if got := runProgram(t, inst, env...); got != shopOutput {
+		if got := itest.RunProgram(t, inst, env...); got != shopOutput {
 			t.Errorf("mode %s: output\n%s\nwant (as the plain build)\n%s", mode, got, shopOutput)
 		}
 	}
-	if got := runProgram(t, plain); got != shopOutput {
+	if got := itest.RunProgram(t, plain); got != shopOutput {
 		t.Fatalf("plain build output\n%s\nwant\n%s", got, shopOutput)
 	}
 
 	// Coarse statistics count every call once, errors by the error result and
 	// panics by how the function ended; generic instantiations share a probe.
-	out, code := runCmd(t, dir, []string{"TIGRIS_MODE=coarse"}, inst, "stats")
+	out, code := itest.Run(t, dir, []string{"TIGRIS_MODE=coarse"}, inst, "stats")
 	if code != 0 {
 		t.Fatalf("stats run: exit status %d\n%s", code, out)
 	}
@@ -276,7 +277,7 @@ func TestInstrumentedProgram(t *testing.T) {
 	}
 
 	checkFineTrace(t, filepath.Join(dir, "out-fine.tgr"))
-	if fileExists(filepath.Join(dir, "out-coarse.tgr")) {
+	if itest.FileExists(filepath.Join(dir, "out-coarse.tgr")) {
 		t.Error("coarse mode wrote a trace file")
 	}
 }
@@ -370,15 +371,15 @@ func checkFineTrace(t *testing.T, path string) {
 // (addresses aside: line numbers point at the original source), and os.Exit
 // keeps its status while the trace still gets written.
 func TestInstrumentedPanicAndExit(t *testing.T) {
-	dir := newModule(t, shopFiles)
-	plain := filepath.Join(dir, "plain"+exeSuffix())
-	inst := filepath.Join(dir, "inst"+exeSuffix())
-	goCmd(t, dir, nil, "build", "-o", plain, ".")
-	tigrisCmd(t, dir, nil, "go", "build", "-o", inst, ".")
+	dir := itest.NewModule(t, shopFiles)
+	plain := filepath.Join(dir, "plain"+itest.ExeSuffix())
+	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
+	itest.Go(t, dir, nil, "build", "-o", plain, ".")
+	itest.Tigris(t, dir, nil, "go", "build", "-o", inst, ".")
 
-	plainOut, plainCode := runCmd(t, dir, nil, plain, "panic")
+	plainOut, plainCode := itest.Run(t, dir, nil, plain, "panic")
 	trace := filepath.Join(dir, "panic.tgr")
-	instOut, instCode := runCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + trace}, inst, "panic")
+	instOut, instCode := itest.Run(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + trace}, inst, "panic")
 	if plainCode != 2 || instCode != plainCode {
 		t.Errorf("exit status %d, plain %d (want 2)", instCode, plainCode)
 	}
@@ -393,7 +394,7 @@ func TestInstrumentedPanicAndExit(t *testing.T) {
 	}
 
 	exitTrace := filepath.Join(dir, "exit.tgr")
-	_, code := runCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + exitTrace}, inst, "exit")
+	_, code := itest.Run(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + exitTrace}, inst, "exit")
 	if code != 3 {
 		t.Errorf("os.Exit(3) exited %d", code)
 	}
@@ -429,10 +430,10 @@ func countRecords(t *testing.T, path string) int {
 // same results, same coverage as the plain run (the //line directives keep
 // every position).
 func TestInstrumentedTests(t *testing.T) {
-	dir := newModule(t, shopFiles)
+	dir := itest.NewModule(t, shopFiles)
 	plainProfile, instProfile := filepath.Join(dir, "plain.cov"), filepath.Join(dir, "inst.cov")
-	plain := goCmd(t, dir, nil, "test", "-count=1", "-coverprofile="+plainProfile, "./shop")
-	inst := tigrisCmd(t, dir, nil, "go", "test", "-count=1", "-coverprofile="+instProfile, "./shop")
+	plain := itest.Go(t, dir, nil, "test", "-count=1", "-coverprofile="+plainProfile, "./shop")
+	inst := itest.Tigris(t, dir, nil, "go", "test", "-count=1", "-coverprofile="+instProfile, "./shop")
 	cov := regexp.MustCompile(`coverage: [0-9.]+% of statements`)
 	if a, b := cov.FindString(plain), cov.FindString(inst); a == "" || a != b {
 		t.Errorf("coverage through tigris %q, plain %q", b, a)
@@ -447,29 +448,37 @@ func TestInstrumentedTests(t *testing.T) {
 // TestInstrumentedRace: the instrumented tests pass under the race detector,
 // with probes in fine mode and goroutines calling them concurrently.
 func TestInstrumentedRace(t *testing.T) {
-	dir := newModule(t, shopFiles)
-	out := tigrisCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_WRITER=null"}, "go", "test", "-race", "-count=1", "./shop")
+	dir := itest.NewModule(t, shopFiles)
+	out := itest.Tigris(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_WRITER=null"}, "go", "test", "-race", "-count=1", "./shop")
 	if !strings.Contains(out, "ok  \texample.com/itest/shop") {
 		t.Errorf("go test -race through tigris:\n%s", out)
 	}
 }
 
-// TestConfigChangeAndCache: a config change rebuilds what it affects, reverting
-// it reuses the cache (the same binary), and a plain build afterwards is plain.
+// TestConfigChangeAndCache: a config change rebuilds what it affects (a change
+// of run-time settings only relinks), reverting it reuses the cache (the same
+// binary), and a plain build afterwards is plain.
 func TestConfigChangeAndCache(t *testing.T) {
-	dir := newModule(t, helloFiles)
-	goCmd(t, dir, nil, "build", "-o", "plain1", ".")
-	writeFile(t, filepath.Join(dir, "tigris.yaml"), shopConfig)
-	tigrisCmd(t, dir, nil, "go", "build", "-o", "inst1", ".")
-	writeFile(t, filepath.Join(dir, "tigris.yaml"), shopConfig+"  exclude: [\"execution(* *.Hello(..))\"]\n")
-	tigrisCmd(t, dir, nil, "go", "build", "-o", "inst2", ".")
-	writeFile(t, filepath.Join(dir, "tigris.yaml"), shopConfig)
-	out := tigrisCmd(t, dir, nil, "go", "build", "-x", "-o", "inst3", ".")
-	if strings.Contains(out, "/compile ") {
+	dir := itest.NewModule(t, helloFiles)
+	config := func(yaml string) { itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), yaml) }
+	build := func(out string) string { return itest.Tigris(t, dir, nil, "go", "build", "-x", "-o", out, ".") }
+	itest.Go(t, dir, nil, "build", "-o", "plain1", ".")
+	config(shopConfig)
+	build("inst1")
+	config(strings.Replace(shopConfig, "mode: coarse", "mode: fine", 1))
+	if out := build("inst-fine"); strings.Contains(out, "/compile ") {
+		t.Errorf("changing only run-time settings recompiled packages:\n%s", out)
+	}
+	config(shopConfig + "  exclude: [\"execution(* *.Hello(..))\"]\n")
+	if out := build("inst2"); !strings.Contains(out, "/compile ") {
+		t.Errorf("changing the pointcuts recompiled nothing:\n%s", out)
+	}
+	config(shopConfig)
+	if out := build("inst3"); strings.Contains(out, "/compile ") {
 		t.Errorf("reverting the config recompiled packages:\n%s", out)
 	}
 	os.Remove(filepath.Join(dir, "tigris.yaml"))
-	goCmd(t, dir, nil, "build", "-o", "plain2", ".")
+	itest.Go(t, dir, nil, "build", "-o", "plain2", ".")
 
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -478,8 +487,10 @@ func TestConfigChangeAndCache(t *testing.T) {
 		}
 		return b
 	}
-	if bytes.Equal(read("inst1"), read("inst2")) {
-		t.Error("changing the config did not change the binary")
+	for _, other := range []string{"inst2", "inst-fine"} {
+		if bytes.Equal(read("inst1"), read(other)) {
+			t.Errorf("changing the config did not change the binary (%s)", other)
+		}
 	}
 	if !bytes.Equal(read("inst1"), read("inst3")) {
 		t.Error("reverting the config did not give back the first binary")
@@ -487,19 +498,25 @@ func TestConfigChangeAndCache(t *testing.T) {
 	if !bytes.Equal(read("plain1"), read("plain2")) {
 		t.Error("a plain build after instrumented ones is not the plain binary")
 	}
-	for _, bin := range []string{"inst1", "inst2"} {
-		if got := runProgram(t, filepath.Join(dir, bin)); got != "hello, GOPHER\n" {
+	for _, bin := range []string{"inst1", "inst2", "inst-fine"} {
+		if got := itest.RunProgram(t, filepath.Join(dir, bin)); got != "hello, GOPHER\n" {
 			t.Errorf("%s printed %q", bin, got)
 		}
+	}
+	// The linked settings apply: only the fine build traces Hello.
+	traces, _ := filepath.Glob(filepath.Join(dir, "tigris-out", "inst-fine-*.tgr"))
+	others, _ := filepath.Glob(filepath.Join(dir, "tigris-out", "inst[123]-*.tgr"))
+	if len(traces) != 1 || len(others) != 0 {
+		t.Errorf("trace files of the fine build %q, of the coarse builds %q; want one and none", traces, others)
 	}
 }
 
 // TestCrossBuild: an instrumented cross build (no cgo) links; the runtime patch
 // and the monitor's assembly-free linknames hold on another OS and architecture.
 func TestCrossBuild(t *testing.T) {
-	dir := newModule(t, shopFiles)
+	dir := itest.NewModule(t, shopFiles)
 	env := []string{"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}
-	tigrisCmd(t, dir, env, "go", "build", "-trimpath", "-o", "inst-darwin", ".")
+	itest.Tigris(t, dir, env, "go", "build", "-trimpath", "-o", "inst-darwin", ".")
 	b, err := os.ReadFile(filepath.Join(dir, "inst-darwin"))
 	if err != nil {
 		t.Fatal(err)
@@ -514,21 +531,25 @@ func TestCrossBuild(t *testing.T) {
 
 // TestMatchedNothing: a config whose pointcuts match nothing gives a program that
 // behaves as the plain build, and whose monitor never starts.
+//
+// The config is shopConfig (one config, one compile of the standard library
+// for all these tests); it matches nothing because the module is not
+// example.com/itest.
 func TestMatchedNothing(t *testing.T) {
-	files := map[string]string{"tigris.yaml": "version: 1\nmonitor:\n  include: [\"within(example.com/nowhere/...)\"]\n"}
+	files := map[string]string{"tigris.yaml": shopConfig}
 	for k, v := range helloFiles {
-		files[k] = v
+		files[k] = strings.ReplaceAll(v, "example.com/itest/", "example.com/plain/")
 	}
-	dir := newModule(t, files)
-	tigrisCmd(t, dir, nil, "go", "build", "-o", "inst", ".")
-	out, code := runCmd(t, dir, []string{"TIGRIS_ADMIN=127.0.0.1:0", "TIGRIS_MODE=fine"}, filepath.Join(dir, "inst"))
+	dir := itest.NewModuleAt(t, "example.com/plain", files)
+	itest.Tigris(t, dir, nil, "go", "build", "-o", "inst", ".")
+	out, code := itest.Run(t, dir, []string{"TIGRIS_ADMIN=127.0.0.1:0", "TIGRIS_MODE=fine"}, filepath.Join(dir, "inst"))
 	if code != 0 || out != "hello, GOPHER\n" {
 		t.Errorf("exit %d, output %q; want the plain program's", code, out)
 	}
-	if fileExists(filepath.Join(dir, "tigris-out")) {
+	if itest.FileExists(filepath.Join(dir, "tigris-out")) {
 		t.Error("a program without probes wrote a trace directory")
 	}
-	match := tigrisCmd(t, dir, nil, "match", "./...")
+	match := itest.Tigris(t, dir, nil, "match", "./...")
 	if strings.TrimSpace(strings.SplitN(match, "\n", 2)[0]) != "0 of 0 functions in 2 packages instrumented" {
 		t.Errorf("tigris match: %q", match)
 	}

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 )
 
 // These tests run without a tigris.yaml: the session is inactive and tigris
@@ -60,11 +62,11 @@ func TestHelloExternal(t *testing.T) {
 // TestInactiveBuildIsPlain: with nothing to instrument the binary is the plain
 // build's, byte for byte (same -V=full lines, so the same cache entries).
 func TestInactiveBuildIsPlain(t *testing.T) {
-	dir := newModule(t, helloFiles)
-	goCmd(t, dir, nil, "build", "-o", "plain"+exeSuffix(), ".")
-	goCmd(t, dir, nil, "build", toolexecFlag(), "-o", "wrapped"+exeSuffix(), ".")
-	plain, wrapped := filepath.Join(dir, "plain"+exeSuffix()), filepath.Join(dir, "wrapped"+exeSuffix())
-	if got, want := runProgram(t, wrapped), runProgram(t, plain); got != want || want != "hello, GOPHER\n" {
+	dir := itest.NewModule(t, helloFiles)
+	itest.Go(t, dir, nil, "build", "-o", "plain"+itest.ExeSuffix(), ".")
+	itest.Go(t, dir, nil, "build", itest.ToolexecFlag(), "-o", "wrapped"+itest.ExeSuffix(), ".")
+	plain, wrapped := filepath.Join(dir, "plain"+itest.ExeSuffix()), filepath.Join(dir, "wrapped"+itest.ExeSuffix())
+	if got, want := itest.RunProgram(t, wrapped), itest.RunProgram(t, plain); got != want || want != "hello, GOPHER\n" {
 		t.Errorf("output through tigris %q; plain %q", got, want)
 	}
 	a, _ := os.ReadFile(plain)
@@ -74,8 +76,8 @@ func TestInactiveBuildIsPlain(t *testing.T) {
 	}
 
 	// tigris go build is the same build.
-	tigrisCmd(t, dir, nil, "go", "build", "-o", "viago"+exeSuffix(), ".")
-	c, _ := os.ReadFile(filepath.Join(dir, "viago"+exeSuffix()))
+	itest.Tigris(t, dir, nil, "go", "build", "-o", "viago"+itest.ExeSuffix(), ".")
+	c, _ := os.ReadFile(filepath.Join(dir, "viago"+itest.ExeSuffix()))
 	if !bytes.Equal(a, c) {
 		t.Error("tigris go build made a different binary than go build")
 	}
@@ -85,12 +87,12 @@ func TestInactiveBuildIsPlain(t *testing.T) {
 // test variant (p [p.test]), its external test package (p_test [p.test]) and the
 // generated test main (p.test) all compile, with coverage too.
 func TestInactiveTest(t *testing.T) {
-	dir := newModule(t, helloFiles)
-	out := goCmd(t, dir, nil, "test", toolexecFlag(), "-count=1", "-cover", "./...")
+	dir := itest.NewModule(t, helloFiles)
+	out := itest.Go(t, dir, nil, "test", itest.ToolexecFlag(), "-count=1", "-cover", "./...")
 	if !strings.Contains(out, "ok  \texample.com/itest/greet") || !strings.Contains(out, "coverage:") {
 		t.Errorf("go test output:\n%s", out)
 	}
-	out = tigrisCmd(t, dir, nil, "go", "test", "-count=1", "-run", "External", "-v", "./greet")
+	out = itest.Tigris(t, dir, nil, "go", "test", "-count=1", "-run", "External", "-v", "./greet")
 	if !strings.Contains(out, "--- PASS: TestHelloExternal") {
 		t.Errorf("tigris go test output:\n%s", out)
 	}
@@ -99,11 +101,11 @@ func TestInactiveTest(t *testing.T) {
 // TestVetPassesThrough: vet is a tool tigris does not know; its findings and
 // exit status come through unchanged.
 func TestVetPassesThrough(t *testing.T) {
-	dir := newModule(t, map[string]string{
+	dir := itest.NewModule(t, map[string]string{
 		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Printf(\"%d\\n\", \"not a number\") }\n",
 	})
-	plainOut, plainCode := runCmd(t, dir, nil, goExe, "vet", ".")
-	out, code := runCmd(t, dir, nil, goExe, "vet", toolexecFlag(), ".")
+	plainOut, plainCode := itest.Run(t, dir, nil, itest.GoExe, "vet", ".")
+	out, code := itest.Run(t, dir, nil, itest.GoExe, "vet", itest.ToolexecFlag(), ".")
 	if plainCode == 0 || code != plainCode {
 		t.Errorf("go vet exit status through tigris %d; plain %d", code, plainCode)
 	}
@@ -114,7 +116,7 @@ func TestVetPassesThrough(t *testing.T) {
 	if strings.Contains(out, "tigris:") {
 		t.Errorf("tigris added output:\n%s", out)
 	}
-	viaGo, viaGoCode := runCmd(t, dir, nil, tigrisBin, "go", "vet", ".")
+	viaGo, viaGoCode := itest.Run(t, dir, nil, itest.TigrisBin, "go", "vet", ".")
 	if viaGoCode != plainCode || !strings.Contains(viaGo, finding) {
 		t.Errorf("tigris go vet: exit %d, output:\n%s", viaGoCode, viaGo)
 	}
@@ -124,9 +126,9 @@ func TestVetPassesThrough(t *testing.T) {
 // its own message and exit status, for go build and for a direct invocation.
 func TestCompileErrorPassesThrough(t *testing.T) {
 	const bad = "package main\n\nvar x int = \"s\"\n\nfunc main() {}\n"
-	dir := newModule(t, map[string]string{"main.go": bad})
-	plainOut, plainCode := runCmd(t, dir, nil, goExe, "build", "-o", os.DevNull, ".")
-	out, code := runCmd(t, dir, nil, goExe, "build", toolexecFlag(), "-o", os.DevNull, ".")
+	dir := itest.NewModule(t, map[string]string{"main.go": bad})
+	plainOut, plainCode := itest.Run(t, dir, nil, itest.GoExe, "build", "-o", os.DevNull, ".")
+	out, code := itest.Run(t, dir, nil, itest.GoExe, "build", itest.ToolexecFlag(), "-o", os.DevNull, ".")
 	if plainCode == 0 || code != plainCode {
 		t.Errorf("go build exit status through tigris %d; plain %d", code, plainCode)
 	}
@@ -136,10 +138,10 @@ func TestCompileErrorPassesThrough(t *testing.T) {
 	}
 
 	// The compiler's own exit status (2), stdout and stderr, exactly.
-	compile := goTool(t, "compile")
+	compile := itest.GoTool(t, "compile")
 	args := []string{"-p", "main", "-o", filepath.Join(t.TempDir(), "x.a"), filepath.Join(dir, "main.go")}
-	directOut, directCode := runCmd(t, dir, nil, compile, args...)
-	proxOut, proxCode := runCmd(t, dir, nil, tigrisBin, append([]string{"toolexec", compile}, args...)...)
+	directOut, directCode := itest.Run(t, dir, nil, compile, args...)
+	proxOut, proxCode := itest.Run(t, dir, nil, itest.TigrisBin, append([]string{"toolexec", compile}, args...)...)
 	if directCode == 0 || proxCode != directCode || proxOut != directOut {
 		t.Errorf("compile: direct exit %d %q; through tigris exit %d %q", directCode, directOut, proxCode, proxOut)
 	}
@@ -147,7 +149,7 @@ func TestCompileErrorPassesThrough(t *testing.T) {
 
 // TestUnknownToolExitStatus: any program can be the tool; its status is kept.
 func TestUnknownToolExitStatus(t *testing.T) {
-	requireGo(t)
+	itest.RequireGo(t)
 	if runtime.GOOS == "windows" {
 		t.Skip("uses sh")
 	}
@@ -155,7 +157,7 @@ func TestUnknownToolExitStatus(t *testing.T) {
 	if err != nil {
 		t.Skip("no sh")
 	}
-	out, code := runCmd(t, t.TempDir(), []string{"X=from-env"}, tigrisBin, "toolexec", sh, "-c", `echo "$X $0 $1"; exit 7`, "zero", "one")
+	out, code := itest.Run(t, t.TempDir(), []string{"X=from-env"}, itest.TigrisBin, "toolexec", sh, "-c", `echo "$X $0 $1"; exit 7`, "zero", "one")
 	if code != 7 || out != "from-env zero one\n" {
 		t.Errorf("exit %d, output %q; want 7, %q", code, out, "from-env zero one\n")
 	}
@@ -163,15 +165,15 @@ func TestUnknownToolExitStatus(t *testing.T) {
 
 // TestVersionInactive: -V=full answers are the tools' own without a config.
 func TestVersionInactive(t *testing.T) {
-	requireGo(t)
+	itest.RequireGo(t)
 	dir := t.TempDir()
 	for _, tool := range []string{"compile", "link", "asm"} {
-		path := goTool(t, tool)
-		want, code := runCmd(t, dir, nil, path, "-V=full")
+		path := itest.GoTool(t, tool)
+		want, code := itest.Run(t, dir, nil, path, "-V=full")
 		if code != 0 {
 			t.Fatalf("%s -V=full: exit %d\n%s", tool, code, want)
 		}
-		got := tigrisCmd(t, dir, nil, "toolexec", path, "-V=full")
+		got := itest.Tigris(t, dir, nil, "toolexec", path, "-V=full")
 		if got != want {
 			t.Errorf("tigris toolexec %s -V=full = %q; want %q", tool, got, want)
 		}
@@ -223,18 +225,18 @@ func cAnswer() int { return int(C.answer()) }
 `,
 		"nocgo.go": "//go:build !cgo\n\npackage main\n\nfunc cAnswer() int { return 42 }\n",
 	}
-	dir := newModule(t, files)
-	if out, _ := runCmd(t, dir, nil, goExe, "env", "CGO_ENABLED"); strings.TrimSpace(out) != "1" {
+	dir := itest.NewModule(t, files)
+	if out, _ := itest.Run(t, dir, nil, itest.GoExe, "env", "CGO_ENABLED"); strings.TrimSpace(out) != "1" {
 		t.Log("cgo is disabled: only the assembly goes through the proxy")
 	}
-	goCmd(t, dir, nil, "build", "-o", "plain"+exeSuffix(), ".")
-	goCmd(t, dir, nil, "build", toolexecFlag(), "-o", "wrapped"+exeSuffix(), ".")
-	got := runProgram(t, filepath.Join(dir, "wrapped"+exeSuffix()))
+	itest.Go(t, dir, nil, "build", "-o", "plain"+itest.ExeSuffix(), ".")
+	itest.Go(t, dir, nil, "build", itest.ToolexecFlag(), "-o", "wrapped"+itest.ExeSuffix(), ".")
+	got := itest.RunProgram(t, filepath.Join(dir, "wrapped"+itest.ExeSuffix()))
 	if got != "add 5 c 42\n" {
 		t.Errorf("output %q; want %q", got, "add 5 c 42\n")
 	}
-	a, _ := os.ReadFile(filepath.Join(dir, "plain"+exeSuffix()))
-	b, _ := os.ReadFile(filepath.Join(dir, "wrapped"+exeSuffix()))
+	a, _ := os.ReadFile(filepath.Join(dir, "plain"+itest.ExeSuffix()))
+	b, _ := os.ReadFile(filepath.Join(dir, "wrapped"+itest.ExeSuffix()))
 	if !bytes.Equal(a, b) {
 		t.Error("asm/cgo binary through an inactive tigris differs from the plain build")
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/writer"
 )
 
@@ -108,7 +109,7 @@ func tracePackages(t *testing.T, path string) map[string]int {
 func runTraced(t *testing.T, bin, want string) map[string]int {
 	t.Helper()
 	trace := filepath.Join(t.TempDir(), "run.tgr")
-	if got := runProgram(t, bin, "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace); got != want {
+	if got := itest.RunProgram(t, bin, "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace); got != want {
 		t.Fatalf("%s printed\n%s\nwant\n%s", filepath.Base(bin), got, want)
 	}
 	return tracePackages(t, trace)
@@ -130,40 +131,40 @@ func wantRecords(t *testing.T, pkgs map[string]int, names ...string) {
 // is what users of peer tools hit).
 func TestSetupVendor(t *testing.T) {
 	dir := toolModule(t, shopFiles)
-	goCmd(t, dir, nil, "mod", "vendor")
-	if !fileExists(filepath.Join(dir, "vendor", "github.com", "tigrisgo", "tigris", "monitor", "admin")) {
+	itest.Go(t, dir, nil, "mod", "vendor")
+	if !itest.FileExists(filepath.Join(dir, "vendor", "github.com", "tigrisgo", "tigris", "monitor", "admin")) {
 		t.Fatal("go mod vendor did not copy the monitor's admin endpoint")
 	}
 	before := snapshot(t, dir)
 	vendor := []string{"GOFLAGS=-mod=vendor"}
 	out := t.TempDir()
-	tigrisCmd(t, dir, vendor, "go", "build", "-o", filepath.Join(out, "inst"), ".")
+	itest.Tigris(t, dir, vendor, "go", "build", "-o", filepath.Join(out, "inst"), ".")
 	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), shopOutput), "example.com/itest/shop", "example.com/itest")
-	test := tigrisCmd(t, dir, vendor, "go", "test", "-count=1", "./shop")
+	test := itest.Tigris(t, dir, vendor, "go", "test", "-count=1", "./shop")
 	if !strings.Contains(test, "ok  \texample.com/itest/shop") {
 		t.Errorf("tigris go test -mod=vendor:\n%s", test)
 	}
 	checkUntouched(t, dir, before)
 }
 
-// toolModule writes the module newModule would, with go.mod as tigris init
+// toolModule writes the module itest.NewModule would, with go.mod as tigris init
 // leaves it: tigris required as a tool (replaced to the repo), tidied.
 func toolModule(t *testing.T, files map[string]string) string {
 	t.Helper()
 	all := map[string]string{
-		"go.mod": "module example.com/itest\n\ngo " + goDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
-			"tool github.com/tigrisgo/tigris/cmd/tigris\n\nreplace github.com/tigrisgo/tigris => " + repoRoot + "\n",
+		"go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
+			"tool github.com/tigrisgo/tigris/cmd/tigris\n\nreplace github.com/tigrisgo/tigris => " + itest.RepoRoot + "\n",
 	}
 	for k, v := range files {
 		all[k] = v
 	}
-	dir := newModule(t, all)
-	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	dir := itest.NewModule(t, all)
+	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "go.sum"), string(sum))
-	goCmd(t, dir, nil, "mod", "tidy")
+	itest.WriteFile(t, filepath.Join(dir, "go.sum"), string(sum))
+	itest.Go(t, dir, nil, "mod", "tidy")
 	return dir
 }
 
@@ -171,17 +172,17 @@ func toolModule(t *testing.T, files map[string]string) string {
 // module of the workspace; the config at the workspace root instruments both,
 // whether the build starts at the root or in the module's directory.
 func TestSetupWorkspace(t *testing.T) {
-	requireGo(t)
+	itest.RequireGo(t)
 	ws := t.TempDir()
-	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, content := range map[string]string{
-		"go.work":     "go " + goDirective + "\n\nuse (\n\t./app\n\t./lib\n)\n",
+		"go.work":     "go " + itest.GoDirective + "\n\nuse (\n\t./app\n\t./lib\n)\n",
 		"tigris.yaml": shopConfig,
-		"app/go.mod": "module example.com/itest\n\ngo " + goDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
-			"replace github.com/tigrisgo/tigris => " + repoRoot + "\n",
+		"app/go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
+			"replace github.com/tigrisgo/tigris => " + itest.RepoRoot + "\n",
 		"app/go.sum": string(sum),
 		"app/main.go": `package main
 
@@ -193,17 +194,17 @@ import (
 
 func main() { fmt.Println(lib.Twice(21)) }
 `,
-		"lib/go.mod": "module example.com/itest/lib\n\ngo " + goDirective + "\n",
+		"lib/go.mod": "module example.com/itest/lib\n\ngo " + itest.GoDirective + "\n",
 		"lib/lib.go": "package lib\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n",
 	} {
-		writeFile(t, filepath.Join(ws, filepath.FromSlash(name)), content)
+		itest.WriteFile(t, filepath.Join(ws, filepath.FromSlash(name)), content)
 	}
 	before := snapshot(t, ws)
 	env := []string{"GOWORK=" + filepath.Join(ws, "go.work"), "GOFLAGS="}
 	out := t.TempDir()
-	tigrisCmd(t, ws, env, "go", "build", "-o", filepath.Join(out, "root"), "./app")
+	itest.Tigris(t, ws, env, "go", "build", "-o", filepath.Join(out, "root"), "./app")
 	wantRecords(t, runTraced(t, filepath.Join(out, "root"), "42\n"), "example.com/itest/lib", "example.com/itest")
-	tigrisCmd(t, filepath.Join(ws, "app"), env, "go", "build", "-o", filepath.Join(out, "app"), ".")
+	itest.Tigris(t, filepath.Join(ws, "app"), env, "go", "build", "-o", filepath.Join(out, "app"), ".")
 	wantRecords(t, runTraced(t, filepath.Join(out, "app"), "42\n"), "example.com/itest/lib")
 	checkUntouched(t, ws, before)
 }
@@ -212,7 +213,7 @@ func main() { fmt.Println(lib.Twice(21)) }
 // install it from the module root and from its own directory. main.main gets
 // its probe under the command's real import path.
 func TestSetupMainInSubdirectory(t *testing.T) {
-	dir := newModule(t, map[string]string{
+	dir := itest.NewModule(t, map[string]string{
 		"tigris.yaml": shopConfig,
 		"cmd/app/main.go": `package main
 
@@ -228,18 +229,18 @@ func main() { fmt.Println(greet.Hello("cmd")) }
 	})
 	before := snapshot(t, dir)
 	out := t.TempDir()
-	tigrisCmd(t, dir, nil, "go", "build", "-o", filepath.Join(out, "root"), "./cmd/app")
+	itest.Tigris(t, dir, nil, "go", "build", "-o", filepath.Join(out, "root"), "./cmd/app")
 	wantRecords(t, runTraced(t, filepath.Join(out, "root"), "hello, cmd\n"), "example.com/itest/cmd/app", "example.com/itest/internal/greet")
-	tigrisCmd(t, filepath.Join(dir, "cmd", "app"), nil, "go", "build", "-o", filepath.Join(out, "sub"), ".")
+	itest.Tigris(t, filepath.Join(dir, "cmd", "app"), nil, "go", "build", "-o", filepath.Join(out, "sub"), ".")
 	wantRecords(t, runTraced(t, filepath.Join(out, "sub"), "hello, cmd\n"), "example.com/itest/cmd/app")
 	trace := filepath.Join(out, "run.tgr")
-	if got := tigrisCmd(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + trace}, "go", "run", "./cmd/app"); got != "hello, cmd\n" {
+	if got := itest.Tigris(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_OUT=" + trace}, "go", "run", "./cmd/app"); got != "hello, cmd\n" {
 		t.Errorf("tigris go run ./cmd/app printed %q", got)
 	}
 	wantRecords(t, tracePackages(t, trace), "example.com/itest/cmd/app")
 	gobin := t.TempDir()
-	tigrisCmd(t, dir, []string{"GOBIN=" + gobin}, "go", "install", "./cmd/app")
-	wantRecords(t, runTraced(t, filepath.Join(gobin, "app"+exeSuffix()), "hello, cmd\n"), "example.com/itest/internal/greet")
+	itest.Tigris(t, dir, []string{"GOBIN=" + gobin}, "go", "install", "./cmd/app")
+	wantRecords(t, runTraced(t, filepath.Join(gobin, "app"+itest.ExeSuffix()), "hello, cmd\n"), "example.com/itest/internal/greet")
 	checkUntouched(t, dir, before)
 }
 
@@ -252,12 +253,12 @@ func main() { fmt.Println(greet.Hello("cmd")) }
 func TestSetupGlobalGOFLAGS(t *testing.T) {
 	dir := toolModule(t, shopFiles)
 	bin := t.TempDir() // the job's tigris, on PATH, and its GOBIN
-	data, err := os.ReadFile(tigrisBin)
+	data, err := os.ReadFile(itest.TigrisBin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(bin, filepath.Base(tigrisBin)), string(data))
-	if err := os.Chmod(filepath.Join(bin, filepath.Base(tigrisBin)), 0o755); err != nil {
+	itest.WriteFile(t, filepath.Join(bin, filepath.Base(itest.TigrisBin)), string(data))
+	if err := os.Chmod(filepath.Join(bin, filepath.Base(itest.TigrisBin)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{
@@ -267,14 +268,14 @@ func TestSetupGlobalGOFLAGS(t *testing.T) {
 	}
 	before := snapshot(t, dir)
 	out := t.TempDir()
-	goCmd(t, dir, env, "build", "-o", filepath.Join(out, "inst"), ".")
+	itest.Go(t, dir, env, "build", "-o", filepath.Join(out, "inst"), ".")
 	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), shopOutput), "example.com/itest/shop")
 
 	// An unrelated command at a version: outside any module that requires
 	// tigris, so its main gets no shutdown hook and it links no monitor.
-	goCmd(t, dir, env, "install", "golang.org/x/tools/cmd/stringer@"+requiredVersion(t, "golang.org/x/tools"))
-	stringer := filepath.Join(bin, "stringer"+exeSuffix())
-	if out, code := runCmd(t, dir, nil, stringer, "-help"); !strings.Contains(out, "Usage of stringer") {
+	itest.Go(t, dir, env, "install", "golang.org/x/tools/cmd/stringer@"+requiredVersion(t, "golang.org/x/tools"))
+	stringer := filepath.Join(bin, "stringer"+itest.ExeSuffix())
+	if out, code := itest.Run(t, dir, nil, stringer, "-help"); !strings.Contains(out, "Usage of stringer") {
 		t.Errorf("the installed stringer does not run (exit %d):\n%s", code, out)
 	}
 	if b, err := os.ReadFile(stringer); err != nil || bytes.Contains(b, []byte("tigrisgo/tigris/monitor")) {
@@ -283,13 +284,13 @@ func TestSetupGlobalGOFLAGS(t *testing.T) {
 
 	// The tool line's tigris, built through the toolexec: tigris's own packages
 	// are never instrumented.
-	if out := goCmd(t, dir, env, "tool", "tigris", "version"); !strings.Contains(out, "tigris") {
+	if out := itest.Go(t, dir, env, "tool", "tigris", "version"); !strings.Contains(out, "tigris") {
 		t.Errorf("go tool tigris version printed %q", out)
 	}
 
 	// tigris itself, replacing the binary that runs as the toolexec.
-	goCmd(t, dir, env, "install", "github.com/tigrisgo/tigris/cmd/tigris")
-	if out, code := runCmd(t, dir, nil, filepath.Join(bin, filepath.Base(tigrisBin)), "version"); code != 0 || !strings.Contains(out, "tigris") {
+	itest.Go(t, dir, env, "install", "github.com/tigrisgo/tigris/cmd/tigris")
+	if out, code := itest.Run(t, dir, nil, filepath.Join(bin, filepath.Base(itest.TigrisBin)), "version"); code != 0 || !strings.Contains(out, "tigris") {
 		t.Errorf("the reinstalled tigris does not run (exit %d):\n%s", code, out)
 	}
 	checkUntouched(t, dir, before)
@@ -299,7 +300,7 @@ func TestSetupGlobalGOFLAGS(t *testing.T) {
 // that it is in the module cache).
 func requiredVersion(t *testing.T, path string) string {
 	t.Helper()
-	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	mod, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,17 +319,17 @@ func requiredVersion(t *testing.T, path string) string {
 // instrumented package with a message naming both sides and the two ways out,
 // not with compile errors in generated code or a link error.
 func TestSetupVersionMismatch(t *testing.T) {
-	requireGo(t)
+	itest.RequireGo(t)
 	old := t.TempDir()
 	for _, name := range []string{"go.mod", "go.sum"} {
-		data, err := os.ReadFile(filepath.Join(repoRoot, name))
+		data, err := os.ReadFile(filepath.Join(itest.RepoRoot, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(old, name), string(data))
+		itest.WriteFile(t, filepath.Join(old, name), string(data))
 	}
 	for _, d := range []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl"} {
-		files, _ := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(d), "*"))
+		files, _ := filepath.Glob(filepath.Join(itest.RepoRoot, filepath.FromSlash(d), "*"))
 		for _, f := range files {
 			if fi, err := os.Stat(f); err != nil || fi.IsDir() || strings.HasSuffix(f, "_test.go") || filepath.Base(f) == "version.go" && d == "monitor" {
 				continue
@@ -337,15 +338,15 @@ func TestSetupVersionMismatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(old, filepath.FromSlash(d), filepath.Base(f)), string(data))
+			itest.WriteFile(t, filepath.Join(old, filepath.FromSlash(d), filepath.Base(f)), string(data))
 		}
 	}
-	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := newModule(t, map[string]string{
-		"go.mod": "module example.com/itest\n\ngo " + goDirective + "\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\n" +
+	dir := itest.NewModule(t, map[string]string{
+		"go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\n" +
 			"replace github.com/tigrisgo/tigris v0.9.0 => " + old + "\n",
 		"go.sum":      string(sum),
 		"tigris.yaml": shopConfig,
@@ -355,7 +356,7 @@ func TestSetupVersionMismatch(t *testing.T) {
 		"main.go":    "package main\n\nimport \"example.com/itest/lib\"\n\nfunc main() { println(lib.Twice(1)) }\n",
 	})
 	before := snapshot(t, dir)
-	out, code := runCmd(t, dir, nil, tigrisBin, "go", "build", "-o", filepath.Join(t.TempDir(), "inst"), ".")
+	out, code := itest.Run(t, dir, nil, itest.TigrisBin, "go", "build", "-o", filepath.Join(t.TempDir(), "inst"), ".")
 	if code == 0 {
 		t.Fatalf("the build succeeded against a monitor of another version:\n%s", out)
 	}
@@ -382,7 +383,7 @@ func TestSetupVersionMismatch(t *testing.T) {
 // the instrumented main package, and no absolute path of the module (which
 // the rewritten files' //line directives name) survives -trimpath.
 func TestSetupTrimpathTagsLdflags(t *testing.T) {
-	dir := newModule(t, map[string]string{
+	dir := itest.NewModule(t, map[string]string{
 		"tigris.yaml": shopConfig,
 		"main.go": `package main
 
@@ -397,7 +398,7 @@ func main() { fmt.Println("v="+v, flavor()) }
 	})
 	before := snapshot(t, dir)
 	bin := filepath.Join(t.TempDir(), "inst")
-	tigrisCmd(t, dir, nil, "go", "build", "-trimpath", "-tags", "x", "-ldflags", "-X main.v=1", "-o", bin, ".")
+	itest.Tigris(t, dir, nil, "go", "build", "-trimpath", "-tags", "x", "-ldflags", "-X main.v=1", "-o", bin, ".")
 	pkgs := runTraced(t, bin, "v=1 tagged\n")
 	wantRecords(t, pkgs, "example.com/itest")
 	b, err := os.ReadFile(bin)

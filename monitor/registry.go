@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -33,10 +34,16 @@ type compiledRule struct {
 
 var started atomic.Bool
 
-// Register adds a package's probes. Generated code calls it from init with the
-// settings embedded at build time (identical in every package of one build; the
-// first call applies them). It never panics: bad metadata is reported and the
-// package's probes stay off.
+// linkedSettings holds the run-time settings of the build. The tigris link
+// proxy sets it with -X (see rewriter.Session.LinkFlags): settings live in the
+// linker's input, not the compiler's, so changing them recompiles nothing.
+var linkedSettings string
+
+// Register adds a package's probes. Generated code calls it from init with
+// embedded == "", which stands for the settings linked into the binary; tests
+// and programs that register probes by hand pass settings in the encoding of
+// settings.Runtime.Encode. The first call applies the settings. It never
+// panics: bad metadata is reported and the package's probes stay off.
 func Register(embedded string, probes []Probe, infos []ProbeInfo) {
 	defer recoverInternal("register")
 	if len(probes) != len(infos) {
@@ -68,7 +75,14 @@ func Register(embedded string, probes []Probe, infos []ProbeInfo) {
 // is reported and ignored as a whole, so the build's settings still apply.
 func configure(embedded string) {
 	registry.configured = true
+	if embedded == "" {
+		embedded = linkedSettings
+	}
 	cfg, err := settings.Decode(embedded)
+	if embedded == "" {
+		// Linked without tigris's link step (the linker flag is missing).
+		err = errors.New("none linked into the binary (was it linked through tigris toolexec?)")
+	}
 	if err != nil {
 		report(fmt.Errorf("embedded settings: %v; using defaults", err))
 		cfg = settings.Default()

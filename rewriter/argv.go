@@ -133,6 +133,9 @@ type argEdit struct {
 	set map[string]string
 	// drop removes boolean flags (every occurrence, any spelling).
 	drop []string
+	// flags are added after the existing flags, so they win over earlier
+	// occurrences (the linker keeps the last -X for a symbol).
+	flags []string
 	// operands, when non-nil, replaces the trailing operands.
 	operands []string
 }
@@ -177,6 +180,11 @@ func (t *toolArgs) rewrite(e argEdit) []string {
 			continue
 		}
 		out = append(out, a)
+	}
+	if n := len(out); n > 0 && out[n-1] == "--" {
+		out = append(append(out[:n-1], e.flags...), "--") // flags before the end of flags
+	} else {
+		out = append(out, e.flags...)
 	}
 	if e.operands != nil {
 		return append(out, e.operands...)

@@ -93,6 +93,22 @@ func TestParseLinkArgs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("rewrite:\n got %q\nwant %q", got, want)
 	}
+
+	// Added flags go after the user's (the last -X wins) and before the
+	// operands, also when "--" ends the flags.
+	x := []string{"-X", "m.s=a b"}
+	for _, c := range []struct{ argv, want []string }{
+		{argv, append(append(slices.Clone(argv[:len(argv)-1]), x...), "/w/b001/_pkg_.a")},
+		{[]string{"-o", "a.out", "--", "-pkg.a"}, []string{"-o", "a.out", "-X", "m.s=a b", "--", "-pkg.a"}},
+	} {
+		ta, err := parseToolArgs(c.argv, linkValueFlags, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ta.rewrite(argEdit{flags: x}); !slices.Equal(got, c.want) {
+			t.Errorf("adding flags to %q:\n got %q\nwant %q", c.argv, got, c.want)
+		}
+	}
 }
 
 func TestResponseFiles(t *testing.T) {

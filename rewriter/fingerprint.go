@@ -25,17 +25,19 @@ import (
 // tools produce:
 //
 //   - the tigris executable (its bytes; the hash is cached by path, size and mtime),
-//   - Session.ConfigHash (what in tigris.yaml changes compiler output),
+//   - for compile, Session.BuildHash (what in tigris.yaml changes compiler
+//     output); for link, Session.ConfigHash (all of it, run-time settings
+//     included, which the linker embeds),
 //   - the monitor runtime sources the build will link (the .go/.s files of the
 //     packages in runtimeDirs of github.com/tigrisgo/tigris as the user's module
 //     graph resolves it; an immutable module-cache version is named, not read).
 //
-// So a config change recompiles what it affects, reverting it hits the cache
-// again, and a plain `go build` afterwards sees the plain line and plain objects.
+// So a config change recompiles what it affects (a change of run-time settings
+// only relinks), reverting it hits the cache again, and a plain `go build` afterwards sees the plain line and plain objects.
 
 // fingerprintVersion names the layout of the fingerprint inputs; change it when
 // what goes into the hash changes.
-const fingerprintVersion = "tigris-fingerprint-1"
+const fingerprintVersion = "tigris-fingerprint-2"
 
 // runtimeModule is the module that provides the monitor runtime: tigris itself.
 const runtimeModule = "github.com/tigrisgo/tigris"
@@ -69,8 +71,9 @@ func suffixVersionLine(line, fp string) (string, error) {
 	return trimmed + " tigris=" + fp + "\n", nil
 }
 
-// computeFingerprint returns the hex SHA-256 of the three fingerprint inputs.
-func computeFingerprint(s *Session, inv *goInvocation, env []string) (string, error) {
+// computeFingerprint returns the hex SHA-256 of the three fingerprint inputs;
+// config is the config digest the tool's output depends on.
+func computeFingerprint(config []byte, inv *goInvocation, env []string) (string, error) {
 	self, err := executableHash()
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
@@ -80,7 +83,7 @@ func computeFingerprint(s *Session, inv *goInvocation, env []string) (string, er
 		return "", fmt.Errorf("fingerprinting the monitor runtime sources: %w", err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nexe %s\nconfig %x\nruntime %s\n", fingerprintVersion, self, s.ConfigHash(), rt)
+	fmt.Fprintf(h, "%s\nexe %s\nconfig %x\nruntime %s\n", fingerprintVersion, self, config, rt)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 

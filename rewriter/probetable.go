@@ -16,11 +16,12 @@ import (
 type signatureLit = pointcut.Signature
 
 // probeTable writes the package's generated file: the probe array the prologues
-// index, and an init function registering it with the monitor together with the
-// run-time settings embedded at build time.
+// index, and an init function registering it with the monitor. The run-time
+// settings are not here but linked in (Session.LinkFlags; "" asks for them),
+// so that changing them changes no compiler output.
 //
 //	var __tigris_p [N]__tigris.Probe
-//	func init() { __tigris.Register(settings, __tigris_p[:], []__tigris.ProbeInfo{...}) }
+//	func init() { __tigris.Register("", __tigris_p[:], []__tigris.ProbeInfo{...}) }
 func (pj *packageJob) probeTable() (string, error) {
 	infos := make([]dst.Expr, len(pj.probes))
 	for i, p := range pj.probes {
@@ -46,7 +47,7 @@ func (pj *packageJob) probeTable() (string, error) {
 				Body: &dst.BlockStmt{List: []dst.Stmt{&dst.ExprStmt{X: &dst.CallExpr{
 					Fun: sel("Register"),
 					Args: []dst.Expr{
-						&dst.BasicLit{Kind: tokenString, Value: strconv.Quote(pj.s.settingsText)},
+						strLit(""),
 						&dst.SliceExpr{X: dst.NewIdent(probesVar)},
 						&dst.CompositeLit{Type: &dst.ArrayType{Elt: sel("ProbeInfo")}, Elts: infos},
 					},

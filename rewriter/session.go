@@ -32,7 +32,7 @@ type SessionOptions struct {
 type Session struct {
 	opts SessionOptions
 	cfg  *config.Config // nil: no config, inactive
-	// settingsText is the run-time settings as embedded in every probe table.
+	// settingsText is the run-time settings as the linker embeds them (LinkFlags).
 	settingsText string
 }
 
@@ -71,8 +71,22 @@ func NewSession(opts SessionOptions) (*Session, error) {
 // inactive session must leave every tool invocation and -V=full output untouched.
 func (s *Session) Active() bool { return s != nil && s.cfg != nil && s.cfg.Instrument != nil }
 
-// ConfigHash is a digest of everything in the config that changes compiler output;
-// the proxy mixes it into the -V=full fingerprint.
+// BuildHash is a digest of what in the config changes compiler output; the
+// proxy mixes it into compile's -V=full fingerprint. Run-time settings are not
+// part of it: they reach the binary through the linker (LinkFlags).
+func (s *Session) BuildHash() []byte {
+	if !s.Active() {
+		return nil
+	}
+	h := sha256.New()
+	h.Write(s.cfg.BuildHash())
+	h.Write([]byte(instrumenterVersion))
+	return h.Sum(nil)
+}
+
+// ConfigHash is a digest of everything in the config that changes the binary;
+// the proxy mixes it into link's -V=full fingerprint, so a change of run-time
+// settings relinks but recompiles nothing.
 func (s *Session) ConfigHash() []byte {
 	if !s.Active() {
 		return nil
@@ -84,9 +98,24 @@ func (s *Session) ConfigHash() []byte {
 	return h.Sum(nil)
 }
 
+// settingsSymbol is the monitor's string variable the linker sets (-X) to the
+// run-time settings of the build.
+const settingsSymbol = monitorPath + ".linkedSettings"
+
+// LinkFlags are the linker flags that give an instrumented binary its run-time
+// settings. The settings are linked rather than compiled into the probe tables
+// so that changing them does not change any compiler output, which would make
+// the go command recompile every package including the standard library.
+func (s *Session) LinkFlags() []string {
+	if !s.Active() {
+		return nil
+	}
+	return []string{"-X", settingsSymbol + "=" + s.settingsText}
+}
+
 // instrumenterVersion changes whenever generated code changes shape, so objects
 // built by an older tigris are not reused even when the binary hash would not tell.
-const instrumenterVersion = "tigris-instrumenter-1"
+const instrumenterVersion = "tigris-instrumenter-2"
 
 // MonitorPackages are the import paths the linker needs when any package of a
 // binary was instrumented; the proxy resolves their export data (with dependencies)

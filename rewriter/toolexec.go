@@ -143,9 +143,10 @@ func (p *proxy) invocation() *goInvocation {
 	return p.inv
 }
 
-// fingerprint is the hex tigris fingerprint of this build (computed once).
+// fingerprint is the hex tigris fingerprint of this build's compiler output
+// (computed once): compile's -V=full suffix and the resolver's cache key.
 func (p *proxy) fingerprint() (string, error) {
-	p.fpOnce.Do(func() { p.fp, p.fpErr = computeFingerprint(p.session, p.invocation(), p.env) })
+	p.fpOnce.Do(func() { p.fp, p.fpErr = computeFingerprint(p.session.BuildHash(), p.invocation(), p.env) })
 	return p.fp, p.fpErr
 }
 
@@ -164,7 +165,12 @@ func (p *proxy) version() error {
 		p.stdio.Stdout.Write(out.Bytes())
 		return err
 	}
+	// The linker's identity covers the whole config: it embeds the run-time
+	// settings (Session.LinkFlags), which the compiler never sees.
 	fp, err := p.fingerprint()
+	if p.name == "link" {
+		fp, err = computeFingerprint(s.ConfigHash(), p.invocation(), p.env)
+	}
 	if err != nil {
 		return fmt.Errorf("%s -V=full: %w", p.name, err)
 	}
@@ -362,10 +368,11 @@ func (p *proxy) link() error {
 	if err != nil {
 		return fmt.Errorf("linking %s: %w", what, err)
 	}
+	settings := argEdit{flags: p.session.LinkFlags()}
 	if !slices.ContainsFunc(MonitorPackages, func(m string) bool { return !cfg.has(m) }) {
 		// The binary links the monitor already (it imports it), and with it
 		// everything instrumented code imports.
-		return p.exec(p.args)
+		return p.execEdited(ta, settings, filepath.Join(filepath.Dir(name), "tigris"))
 	}
 	start := time.Now()
 	missing, err := missingImports(cfg, ta.operandList())
@@ -374,7 +381,7 @@ func (p *proxy) link() error {
 	}
 	p.logf("link %s: read the imports of %d archives in %v; missing: %v", what, len(cfg.packageFile), time.Since(start).Round(time.Microsecond), missing)
 	if len(missing) == 0 {
-		return p.exec(p.args)
+		return p.exec(p.args) // nothing instrumented: a plain link
 	}
 	r := p.resolver(workFromObjDir(name), modinfoPGO(cfg.orig))
 	pkgs, err := r.resolve(append(slices.Clone(MonitorPackages), missing...))
@@ -393,9 +400,19 @@ func (p *proxy) link() error {
 		return fmt.Errorf("linking %s: %w", what, err)
 	}
 	p.logf("link %s: added %d packagefile lines for %s", what, n, strings.Join(missing, ", "))
-	argv, err := ta.commandLine(ta.rewrite(argEdit{set: map[string]string{"importcfg": newCfg}}), filepath.Dir(newCfg))
-	if err != nil {
+	settings.set = map[string]string{"importcfg": newCfg}
+	if err := p.execEdited(ta, settings, filepath.Dir(newCfg)); err != nil {
 		return fmt.Errorf("linking %s: %w", what, err)
+	}
+	return nil
+}
+
+// execEdited runs the tool with its argv edited; dir receives a new response
+// file when the go command used one.
+func (p *proxy) execEdited(ta *toolArgs, e argEdit, dir string) error {
+	argv, err := ta.commandLine(ta.rewrite(e), dir)
+	if err != nil {
+		return err
 	}
 	return p.exec(argv)
 }

@@ -21,7 +21,7 @@
 // Probes reads the trace files and counts records per package, so a suite that
 // was silently left uninstrumented fails too.
 //
-// The integration test TestCompat (integration/compat_test.go) drives it: the
+// The integration test TestCompat (integration/compat/suites_run_test.go) drives it: the
 // suites marked CI by default, all of them with TIGRIS_COMPAT=full;
 // integration/compat/run.sh runs the full set and prints the report.
 package compat

@@ -15,5 +15,5 @@ report="${1:-${TMPDIR:-/tmp}/tigris-compat-report.md}"
 [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
 TIGRIS_COMPAT="${TIGRIS_COMPAT:-full}" TIGRIS_COMPAT_REPORT="$report" \
-	nice -n 10 go test ./integration -run '^TestCompat$' -count=1 -timeout 0 -v "$@"
+	nice -n 10 go test ./integration/compat -run '^TestCompat$' -count=1 -timeout 0 -v "$@"
 echo "report: $report"

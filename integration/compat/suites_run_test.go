@@ -1,4 +1,4 @@
-package integration
+package compat_test
 
 import (
 	"bytes"
@@ -9,7 +9,13 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/compat"
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 )
+
+// TestMain sets up the integration harness (the tigris binary, the shared
+// GOCACHE). TestCompat lives here rather than in package integration so that
+// it has a test timeout of its own.
+func TestMain(m *testing.M) { os.Exit(itest.Main(m)) }
 
 // TestCompat runs real third-party modules' and standard-library packages' own
 // test suites plainly and through tigris (every function of the suite's
@@ -26,8 +32,8 @@ func TestCompat(t *testing.T) {
 	if sel == "off" {
 		t.Skip("TIGRIS_COMPAT=off")
 	}
-	requireGo(t)
-	if proxy := strings.TrimSpace(goCmd(t, "", nil, "env", "GOPROXY")); proxy == "off" {
+	itest.RequireGo(t)
+	if proxy := strings.TrimSpace(itest.Go(t, "", nil, "env", "GOPROXY")); proxy == "off" {
 		t.Skip("GOPROXY=off: the suites' modules come from the module proxy")
 	}
 	suites := compat.Select(sel == "full")
@@ -45,14 +51,14 @@ func TestCompat(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	if err := compat.WriteModule(dir, repoRoot, goDirective, suites); err != nil {
+	if err := compat.WriteModule(dir, itest.RepoRoot, itest.GoDirective, suites); err != nil {
 		t.Fatal(err)
 	}
 	r := &compat.Runner{
-		Go:         goExe,
-		Tigris:     tigrisBin,
+		Go:         itest.GoExe,
+		Tigris:     itest.TigrisBin,
 		Dir:        dir,
-		Env:        testEnv(),
+		Env:        itest.Env(),
 		Out:        t.TempDir(),
 		CleanBuild: os.Getenv("TIGRIS_COMPAT_BUILD") == "clean",
 	}

@@ -1,0 +1,265 @@
+// Package itest is the harness of tigris's integration tests (integration and
+// integration/compat): they build real programs with the real toolchain through
+// `tigris toolexec` and run them. It is shared so that slow suites can live in
+// packages of their own, each with its own test timeout.
+//
+// Main (called from each package's TestMain) builds the tigris binary once (go build ./cmd/tigris from the repo
+// root) and every test shares one GOCACHE, os.TempDir()/tigris-itest-GoCache,
+// kept between runs: each distinct tigris fingerprint makes the go command
+// recompile the standard library (≈13 s for net/http's dependencies), so a
+// private cache per test would make the suite minutes long. The tigris user
+// cache (self hash, cross-build resolutions) lives in
+// os.TempDir()/tigris-itest-cache for the same reason, away from the user's.
+//
+// Test modules (NewModule) require github.com/tigrisgo/tigris v0.0.0 with a
+// replace to the repo root and a copy of its go.sum, and are built with
+// GOFLAGS=-mod=mod, GOWORK=off, GOTOOLCHAIN=local and the inherited GOPROXY, so
+// everything resolves offline from the module cache.
+//
+// Tests skip (not fail) when the go command is missing or under -short.
+package itest
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+var (
+	RepoRoot    string // the tigris module root
+	GoExe       string // the go command, "" when missing
+	TigrisBin   string // the tigris binary built by TestMain
+	GoDirective string // the go line of the repo's go.mod ("1.26.8")
+	GoCache     string // the shared GOCACHE
+	UserCache   string // XDG_CACHE_HOME for tigris's own caches
+	setupErr    error  // why the harness could not be set up
+)
+
+// Main sets the harness up and runs the tests; a package's TestMain calls
+// os.Exit(itest.Main(m)).
+func Main(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		return m.Run() // every test skips
+	}
+	var err error
+	if GoExe, err = exec.LookPath("go"); err != nil {
+		GoExe = ""
+		return m.Run() // every test skips
+	}
+	tmp, err := os.MkdirTemp("", "tigris-itest-bin-")
+	if err != nil {
+		setupErr = err
+		return m.Run()
+	}
+	defer os.RemoveAll(tmp)
+	setupErr = setup(tmp)
+	return m.Run()
+}
+
+func setup(tmp string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	for RepoRoot = wd; !FileExists(filepath.Join(RepoRoot, "go.mod")); {
+		parent := filepath.Dir(RepoRoot)
+		if parent == RepoRoot {
+			return errors.New("no go.mod above the integration directory")
+		}
+		RepoRoot = parent
+	}
+	mod, err := os.ReadFile(filepath.Join(RepoRoot, "go.mod"))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go "); ok {
+			GoDirective = strings.TrimSpace(v)
+		}
+	}
+	if GoDirective == "" {
+		return errors.New("the repo's go.mod has no go line")
+	}
+	GoCache = filepath.Join(os.TempDir(), "tigris-itest-GoCache")
+	UserCache = filepath.Join(os.TempDir(), "tigris-itest-cache")
+	TigrisBin = filepath.Join(tmp, "tigris"+ExeSuffix())
+	cmd := exec.Command(GoExe, "build", "-o", TigrisBin, "./cmd/tigris")
+	cmd.Dir = RepoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building tigris: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// RequireGo skips the test when the harness cannot run go builds, and fails it
+// when the harness could not be set up.
+func RequireGo(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds programs with the go command; skipped in -short mode")
+	}
+	if GoExe == "" {
+		t.Skip("go command not found")
+	}
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+}
+
+// Env is the environment of every command the tests run: the inherited one
+// without anything that would make the build depend on the developer's setup,
+// plus the shared caches and extra (KEY=value entries, later ones win).
+func Env(extra ...string) []string {
+	drop := func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GOFLAGS", "GOCACHE", "GOWORK", "GOTOOLCHAIN", "XDG_CACHE_HOME", "TOOLEXEC_IMPORTPATH":
+			return true
+		}
+		return strings.HasPrefix(name, "TIGRIS_")
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !drop(kv) {
+			env = append(env, kv)
+		}
+	}
+	env = append(env,
+		"GOFLAGS=-mod=mod",
+		"GOCACHE="+GoCache,
+		"GOWORK=off",
+		"GOTOOLCHAIN=local",
+		"XDG_CACHE_HOME="+UserCache,
+	)
+	return append(env, extra...)
+}
+
+// NewModule writes a throwaway module example.com/itest with files (paths
+// relative to the module root, "/"-separated) and returns its directory. Its
+// go.mod requires tigris through a replace to the repo root unless files has
+// its own go.mod.
+func NewModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	return NewModuleAt(t, "example.com/itest", files)
+}
+
+// NewModuleAt is NewModule for a module with another path.
+func NewModuleAt(t *testing.T, path string, files map[string]string) string {
+	t.Helper()
+	RequireGo(t)
+	dir := t.TempDir()
+	if _, ok := files["go.mod"]; !ok {
+		gomod := fmt.Sprintf("module %s\n\ngo %s\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\nreplace github.com/tigrisgo/tigris => %s\n",
+			path, GoDirective, RepoRoot)
+		WriteFile(t, filepath.Join(dir, "go.mod"), gomod)
+		sum, err := os.ReadFile(filepath.Join(RepoRoot, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		WriteFile(t, filepath.Join(dir, "go.sum"), string(sum))
+	}
+	for name, content := range files {
+		WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+	return dir
+}
+
+func WriteFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Run runs exe with args in dir with Env(env...) and returns its combined
+// output and exit status (-1 when it could not be started). It logs nothing.
+func Run(t *testing.T, dir string, env []string, exe string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = Env(env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return out.String(), 0
+	case errors.As(err, &ee):
+		return out.String(), ee.ExitCode()
+	default:
+		return fmt.Sprintf("%s\n(starting %s: %v)", out.String(), exe, err), -1
+	}
+}
+
+// Go runs the go command and returns its output; it fails the test, printing
+// the output, when go fails.
+func Go(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	out, code := Run(t, dir, env, GoExe, args...)
+	if code != 0 {
+		t.Fatalf("go %s: exit status %d\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// Tigris runs the tigris binary and returns its output; it fails the test,
+// printing the output, when tigris fails.
+func Tigris(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	out, code := Run(t, dir, env, TigrisBin, args...)
+	if code != 0 {
+		t.Fatalf("tigris %s: exit status %d\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// ToolexecFlag is the -toolexec flag that runs the test's tigris binary.
+func ToolexecFlag() string {
+	bin := TigrisBin
+	if strings.ContainsAny(bin, " '\"") {
+		bin = "'" + bin + "'"
+	}
+	return "-toolexec=" + bin + " toolexec"
+}
+
+// GoTool returns the path of a tool of the go command's toolchain.
+func GoTool(t *testing.T, name string) string {
+	t.Helper()
+	dir := strings.TrimSpace(Go(t, "", nil, "env", "GOTOOLDIR"))
+	return filepath.Join(dir, name+ExeSuffix())
+}
+
+// RunProgram runs a built binary and returns its output; it fails the test when
+// the program fails.
+func RunProgram(t *testing.T, bin string, env ...string) string {
+	t.Helper()
+	out, code := Run(t, filepath.Dir(bin), env, bin)
+	if code != 0 {
+		t.Fatalf("%s: exit status %d\n%s", bin, code, out)
+	}
+	return out
+}
+
+func ExeSuffix() string {
+	if runtime.GOOS == "windows" {
+		return ".exe"
+	}
+	return ""
+}
+
+func FileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
