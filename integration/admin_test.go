@@ -21,7 +21,7 @@ import (
 var adminFiles = map[string]string{
 	// The instrumented tests' config: the same fingerprint, so the standard
 	// library compiled for them is reused.
-	"tigris.yaml": shopConfig,
+	"tigris.yaml": itest.ShopConfig,
 	"loop/loop.go": `package loop
 
 // Tick does a little work.

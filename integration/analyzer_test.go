@@ -18,7 +18,7 @@ import (
 // end. The config is the instrumented tests' (one compiler fingerprint); the
 // analysis is set with TIGRIS_* variables.
 var analyzerFiles = map[string]string{
-	"tigris.yaml": shopConfig,
+	"tigris.yaml": itest.ShopConfig,
 	"main.go": `package main
 
 import (

@@ -12,9 +12,9 @@ import (
 // convertFiles is a small program whose package is traced in fine mode: main
 // calls calc.Work 200 times, Work calls Square (cheap) and Slow (a busy loop).
 var convertFiles = map[string]string{
-	// shopConfig's pointcuts with other run-time settings: the same compiler
+	// itest.ShopConfig's pointcuts with other run-time settings: the same compiler
 	// output, so the standard library is not compiled again for this test.
-	"tigris.yaml": strings.Replace(shopConfig, "mode: coarse", "mode: fine", 1) + "writer:\n  mode: sync\n",
+	"tigris.yaml": strings.Replace(itest.ShopConfig, "mode: coarse", "mode: fine", 1) + "writer:\n  mode: sync\n",
 	"main.go": `package main
 
 import (

@@ -14,215 +14,10 @@ import (
 	"github.com/tigrisgo/tigris/writer"
 )
 
-// shopConfig is the tigris.yaml of the instrumented tests. Tests share it (and
-// set modes at run time with TIGRIS_* variables) because every distinct config
-// is a distinct compiler fingerprint, which recompiles the standard library.
-const shopConfig = `version: 1
-monitor:
-  include: ["within(example.com/itest/...)", "call(* strconv.Itoa(..)) && within(example.com/itest/...)"]
-  mode: coarse
-`
-
-// shopFiles is a program exercising the shapes the rewriter must keep intact:
-// methods with value and pointer receivers, generics, variadics, named and
-// unnamed results, recover, panics, runtime.Caller and goroutines. With the
-// argument "stats" it prints its own coarse statistics; with "panic" it dies.
-var shopFiles = map[string]string{
-	"tigris.yaml": shopConfig,
-	"shop/shop.go": `package shop
-
-import (
-	"cmp"
-	"errors"
-	"fmt"
-	"runtime"
-	"strconv"
-	"sync"
-	"time"
-)
-
-type Store struct{ items map[string]int }
-
-func New() *Store { return &Store{items: map[string]int{"a": 1, "b": 2}} }
-
-func (s *Store) Find(key string) (int, error) {
-	v, ok := s.items[key]
-	if !ok {
-		return 0, errors.New("not found: " + key)
-	}
-	return v, nil
-}
-
-func (s Store) Len() int { return len(s.items) }
-
-func Fib(n int) int {
-	if n < 2 {
-		return n
-	}
-	return Fib(n-1) + Fib(n-2)
-}
-
-func Max[T cmp.Ordered](a, b T) T {
-	if a > b {
-		return a
-	}
-	return b
-}
-
-type Stack[T any] struct{ items []T }
-
-func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
-
-func (s *Stack[T]) Pop() (T, bool) {
-	var zero T
-	if len(s.items) == 0 {
-		return zero, false
-	}
-	v := s.items[len(s.items)-1]
-	s.items = s.items[:len(s.items)-1]
-	return v, true
-}
-
-func Sum(xs ...int) (total int) {
-	for _, x := range xs {
-		total += x
-	}
-	return
-}
-
-// Safe runs f and turns a panic into an error.
-func Safe(f func()) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("recovered: %v", r)
-		}
-	}()
-	f()
-	return nil
-}
-
-func Boom(n int) int {
-	if n > 2 {
-		panic(fmt.Sprintf("boom %d", n))
-	}
-	return Boom(n + 1)
-}
-
-func Where() string {
-	_, file, line, _ := runtime.Caller(0)
-	return fmt.Sprintf("%s:%d", file[len(file)-len("shop/shop.go"):], line)
-}
-
-// Spawn computes Fib(n) on each of k goroutines.
-func Spawn(k, n int) int {
-	var wg sync.WaitGroup
-	results := make([]int, k)
-	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = Fib(n)
-		}()
-	}
-	wg.Wait()
-	return Sum(results...)
-}
-
-// Nap takes at least d: its mean duration is known.
-func Nap(d time.Duration) { time.Sleep(d) }
-
-// Label's call into strconv is measured by a call(...) pointcut.
-func Label(n int) string {
-	s := strconv.Itoa(n)
-	return "#" + s
-}
-`,
-	"shop/shop_test.go": `package shop
-
-import "testing"
-
-func TestFind(t *testing.T) {
-	s := New()
-	if v, err := s.Find("a"); v != 1 || err != nil {
-		t.Fatal(v, err)
-	}
-	if _, err := s.Find("x"); err == nil {
-		t.Fatal("no error")
-	}
-}
-
-func TestSafe(t *testing.T) {
-	if err := Safe(func() { Boom(0) }); err == nil || err.Error() != "recovered: boom 3" {
-		t.Fatal(err)
-	}
-}
-
-func TestSpawn(t *testing.T) {
-	if got := Spawn(4, 10); got != 4*55 {
-		t.Fatal(got)
-	}
-}
-`,
-	"main.go": `package main
-
-import (
-	"fmt"
-	"os"
-	"sort"
-	"time"
-
-	"example.com/itest/shop"
-	"github.com/tigrisgo/tigris/monitor"
-)
-
-func main() {
-	s := shop.New()
-	for i := 0; i < 10; i++ {
-		s.Find("a")
-		s.Find("zz")
-	}
-	fmt.Println(s.Find("b"))
-	fmt.Println(s.Len(), shop.Fib(15), shop.Max(3, 4), shop.Max("a", "b"), shop.Sum(1, 2, 3))
-	var st shop.Stack[string]
-	st.Push("x")
-	fmt.Println(st.Pop())
-	fmt.Println(st.Pop())
-	fmt.Println(shop.Safe(func() { shop.Boom(0) }))
-	fmt.Println(shop.Where())
-	fmt.Println(shop.Spawn(3, 10), shop.Label(7))
-	if len(os.Args) > 1 && os.Args[1] == "panic" {
-		shop.Boom(1)
-	}
-	if len(os.Args) > 1 && os.Args[1] == "stats" {
-		shop.Nap(3 * time.Millisecond)
-		shop.Nap(5 * time.Millisecond)
-		stats := monitor.Snapshot()
-		sort.Slice(stats, func(i, j int) bool { return stats[i].Signature < stats[j].Signature })
-		for _, s := range stats {
-			fmt.Printf("STAT %s count=%d errors=%d panics=%d\n", s.Signature, s.Count, s.Errors, s.Panics)
-			fmt.Printf("MEAN %s %.0f\n", s.Signature, s.MeanNs)
-		}
-	}
-	if len(os.Args) > 1 && os.Args[1] == "exit" {
-		os.Exit(3)
-	}
-}
-`,
-}
-
-const shopOutput = `2 <nil>
-2 610 4 b 6
-x true
- false
-recovered: boom 3
-shop/shop.go:81
-165 #7
-`
-
 // TestInstrumentedProgram is the milestone: a program built with tigris runs
 // exactly as the plain build does and reports the calls it made.
 func TestInstrumentedProgram(t *testing.T) {
-	dir := itest.NewModule(t, shopFiles)
+	dir := itest.NewModule(t, itest.ShopFiles)
 	plain := filepath.Join(dir, "plain"+itest.ExeSuffix())
 	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
 	itest.Go(t, dir, nil, "build", "-o", plain, ".")
@@ -230,12 +25,12 @@ func TestInstrumentedProgram(t *testing.T) {
 
 	for _, mode := range []string{"off", "coarse", "fine"} {
 		env := []string{"TIGRIS_MODE=" + mode, "TIGRIS_OUT=" + filepath.Join(dir, "out-"+mode+".tgr")}
-		if got := itest.RunProgram(t, inst, env...); got != shopOutput {
-			t.Errorf("mode %s: output\n%s\nwant (as the plain build)\n%s", mode, got, shopOutput)
+		if got := itest.RunProgram(t, inst, env...); got != itest.ShopOutput {
+			t.Errorf("mode %s: output\n%s\nwant (as the plain build)\n%s", mode, got, itest.ShopOutput)
 		}
 	}
-	if got := itest.RunProgram(t, plain); got != shopOutput {
-		t.Fatalf("plain build output\n%s\nwant\n%s", got, shopOutput)
+	if got := itest.RunProgram(t, plain); got != itest.ShopOutput {
+		t.Fatalf("plain build output\n%s\nwant\n%s", got, itest.ShopOutput)
 	}
 
 	// Coarse statistics count every call once, errors by the error result and
@@ -371,7 +166,7 @@ func checkFineTrace(t *testing.T, path string) {
 // (addresses aside: line numbers point at the original source), and os.Exit
 // keeps its status while the trace still gets written.
 func TestInstrumentedPanicAndExit(t *testing.T) {
-	dir := itest.NewModule(t, shopFiles)
+	dir := itest.NewModule(t, itest.ShopFiles)
 	plain := filepath.Join(dir, "plain"+itest.ExeSuffix())
 	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
 	itest.Go(t, dir, nil, "build", "-o", plain, ".")
@@ -430,7 +225,7 @@ func countRecords(t *testing.T, path string) int {
 // same results, same coverage as the plain run (the //line directives keep
 // every position).
 func TestInstrumentedTests(t *testing.T) {
-	dir := itest.NewModule(t, shopFiles)
+	dir := itest.NewModule(t, itest.ShopFiles)
 	plainProfile, instProfile := filepath.Join(dir, "plain.cov"), filepath.Join(dir, "inst.cov")
 	plain := itest.Go(t, dir, nil, "test", "-count=1", "-coverprofile="+plainProfile, "./shop")
 	inst := itest.Tigris(t, dir, nil, "go", "test", "-count=1", "-coverprofile="+instProfile, "./shop")
@@ -445,35 +240,25 @@ func TestInstrumentedTests(t *testing.T) {
 	}
 }
 
-// TestInstrumentedRace: the instrumented tests pass under the race detector,
-// with probes in fine mode and goroutines calling them concurrently.
-func TestInstrumentedRace(t *testing.T) {
-	dir := itest.NewModule(t, shopFiles)
-	out := itest.Tigris(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_WRITER=null"}, "go", "test", "-race", "-count=1", "./shop")
-	if !strings.Contains(out, "ok  \texample.com/itest/shop") {
-		t.Errorf("go test -race through tigris:\n%s", out)
-	}
-}
-
 // TestConfigChangeAndCache: a config change rebuilds what it affects (a change
 // of run-time settings only relinks), reverting it reuses the cache (the same
 // binary), and a plain build afterwards is plain.
 func TestConfigChangeAndCache(t *testing.T) {
-	dir := itest.NewModule(t, helloFiles)
+	dir := itest.NewModule(t, itest.HelloFiles)
 	config := func(yaml string) { itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), yaml) }
 	build := func(out string) string { return itest.Tigris(t, dir, nil, "go", "build", "-x", "-o", out, ".") }
 	itest.Go(t, dir, nil, "build", "-o", "plain1", ".")
-	config(shopConfig)
+	config(itest.ShopConfig)
 	build("inst1")
-	config(strings.Replace(shopConfig, "mode: coarse", "mode: fine", 1))
+	config(strings.Replace(itest.ShopConfig, "mode: coarse", "mode: fine", 1))
 	if out := build("inst-fine"); strings.Contains(out, "/compile ") {
 		t.Errorf("changing only run-time settings recompiled packages:\n%s", out)
 	}
-	config(shopConfig + "  exclude: [\"execution(* *.Hello(..))\"]\n")
+	config(itest.ShopConfig + "  exclude: [\"execution(* *.Hello(..))\"]\n")
 	if out := build("inst2"); !strings.Contains(out, "/compile ") {
 		t.Errorf("changing the pointcuts recompiled nothing:\n%s", out)
 	}
-	config(shopConfig)
+	config(itest.ShopConfig)
 	if out := build("inst3"); strings.Contains(out, "/compile ") {
 		t.Errorf("reverting the config recompiled packages:\n%s", out)
 	}
@@ -511,33 +296,15 @@ func TestConfigChangeAndCache(t *testing.T) {
 	}
 }
 
-// TestCrossBuild: an instrumented cross build (no cgo) links; the runtime patch
-// and the monitor's assembly-free linknames hold on another OS and architecture.
-func TestCrossBuild(t *testing.T) {
-	dir := itest.NewModule(t, shopFiles)
-	env := []string{"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}
-	itest.Tigris(t, dir, env, "go", "build", "-trimpath", "-o", "inst-darwin", ".")
-	b, err := os.ReadFile(filepath.Join(dir, "inst-darwin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(b, []byte{0xcf, 0xfa, 0xed, 0xfe}) { // 64-bit Mach-O
-		t.Errorf("not a Mach-O binary: % x", b[:4])
-	}
-	if !bytes.Contains(b, []byte("example.com/itest/shop.Fib")) {
-		t.Error("the cross-built binary carries no probe metadata")
-	}
-}
-
 // TestMatchedNothing: a config whose pointcuts match nothing gives a program that
 // behaves as the plain build, and whose monitor never starts.
 //
-// The config is shopConfig (one config, one compile of the standard library
+// The config is itest.ShopConfig (one config, one compile of the standard library
 // for all these tests); it matches nothing because the module is not
 // example.com/itest.
 func TestMatchedNothing(t *testing.T) {
-	files := map[string]string{"tigris.yaml": shopConfig}
-	for k, v := range helloFiles {
+	files := map[string]string{"tigris.yaml": itest.ShopConfig}
+	for k, v := range itest.HelloFiles {
 		files[k] = strings.ReplaceAll(v, "example.com/itest/", "example.com/plain/")
 	}
 	dir := itest.NewModuleAt(t, "example.com/plain", files)

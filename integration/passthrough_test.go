@@ -15,54 +15,10 @@ import (
 // These tests run without a tigris.yaml: the session is inactive and tigris
 // toolexec must be a transparent prefix.
 
-var helloFiles = map[string]string{
-	"main.go": `package main
-
-import (
-	"fmt"
-
-	"example.com/itest/greet"
-)
-
-func main() { fmt.Println(greet.Hello("gopher")) }
-`,
-	"greet/greet.go": `package greet
-
-import "strings"
-
-// Hello greets name.
-func Hello(name string) string { return "hello, " + strings.ToUpper(name) }
-`,
-	"greet/greet_test.go": `package greet
-
-import "testing"
-
-func TestHello(t *testing.T) {
-	if got := Hello("x"); got != "hello, X" {
-		t.Fatalf("Hello = %q", got)
-	}
-}
-`,
-	"greet/ext_test.go": `package greet_test
-
-import (
-	"testing"
-
-	"example.com/itest/greet"
-)
-
-func TestHelloExternal(t *testing.T) {
-	if greet.Hello("") != "hello, " {
-		t.Fatal("bad")
-	}
-}
-`,
-}
-
 // TestInactiveBuildIsPlain: with nothing to instrument the binary is the plain
 // build's, byte for byte (same -V=full lines, so the same cache entries).
 func TestInactiveBuildIsPlain(t *testing.T) {
-	dir := itest.NewModule(t, helloFiles)
+	dir := itest.NewModule(t, itest.HelloFiles)
 	itest.Go(t, dir, nil, "build", "-o", "plain"+itest.ExeSuffix(), ".")
 	itest.Go(t, dir, nil, "build", itest.ToolexecFlag(), "-o", "wrapped"+itest.ExeSuffix(), ".")
 	plain, wrapped := filepath.Join(dir, "plain"+itest.ExeSuffix()), filepath.Join(dir, "wrapped"+itest.ExeSuffix())
@@ -87,7 +43,7 @@ func TestInactiveBuildIsPlain(t *testing.T) {
 // test variant (p [p.test]), its external test package (p_test [p.test]) and the
 // generated test main (p.test) all compile, with coverage too.
 func TestInactiveTest(t *testing.T) {
-	dir := itest.NewModule(t, helloFiles)
+	dir := itest.NewModule(t, itest.HelloFiles)
 	out := itest.Go(t, dir, nil, "test", itest.ToolexecFlag(), "-count=1", "-cover", "./...")
 	if !strings.Contains(out, "ok  \texample.com/itest/greet") || !strings.Contains(out, "coverage:") {
 		t.Errorf("go test output:\n%s", out)

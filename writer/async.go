@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -223,7 +224,12 @@ func (w *Async) Flush() error {
 	case <-w.done:
 		return ErrClosed
 	}
-	return <-ack
+	select {
+	case err := <-ack:
+		return err
+	case <-w.done: // the writer stopped while serving the request (fail)
+		return ErrClosed
+	}
 }
 
 // Close drains every queue, writes what is left, closes the file and stops the
@@ -264,6 +270,11 @@ func (w *Async) Stats() Stats {
 // run is the writer goroutine.
 func (w *Async) run() {
 	defer close(w.done)
+	defer func() {
+		if v := recover(); v != nil {
+			w.fail(v)
+		}
+	}()
 	tick := time.NewTicker(w.opt.FlushInterval)
 	defer tick.Stop()
 	for {
@@ -287,6 +298,34 @@ func (w *Async) run() {
 		w.pending.Store(w.out.recs)
 		w.opt.report(w.out.takeReport())
 	}
+}
+
+// fail stops the writer after a panic in its goroutine (a bug in tigris). The
+// writer closes for producers, so queued and later records are dropped and
+// counted instead of blocking a producer under Block or piling up, and Flush
+// and Close return at once with the error.
+func (w *Async) fail(v any) {
+	w.closed.Store(true)
+	quiesce() // every Write that saw the writer open has published its record
+	// Every record ever queued (the heads count them) was written, dropped on a
+	// write error, or is lost now: in a queue or in the unwritten chunk, which
+	// may hold part of a batch still in its queue.
+	var queued uint64
+	for _, s := range *w.list.Load() {
+		h := s.head.Load()
+		queued += h
+		s.tail.Store(h)
+	}
+	if done := w.out.c.written.Load() + w.out.c.dropped.Load(); queued > done {
+		w.lateDrops.Add(queued - done)
+	}
+	w.out.abandon()
+	w.pending.Store(0)
+	w.closeErr = fmt.Errorf("trace writer stopped by an internal error: %v", v)
+	w.opt.report(w.closeErr)
+	w.waitMu.Lock()
+	w.waitC.Broadcast()
+	w.waitMu.Unlock()
 }
 
 // drain runs passes while they find records, a few at most, so that ticks and flush

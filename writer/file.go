@@ -354,6 +354,17 @@ func (o *fileOut) close() error {
 	return err
 }
 
+// abandon gives up after a panic inside the writer (a bug in tigris): the
+// current chunk is discarded and the file is closed. The owner counts the
+// records that were lost. It recovers from a panic of its own, since the state
+// it works on may be broken.
+func (o *fileOut) abandon() {
+	defer func() { _ = recover() }()
+	o.recs = 0
+	o.enc.reset()
+	o.closeFile()
+}
+
 // recordSpan decodes a chunk payload the writer built and returns the count and TOut
 // bounds of its records: the loss when the chunk could not be written. Keeping the
 // bounds while encoding would cost every record; a failed write is rare.

@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,7 @@ type Sync struct {
 	closeErr error
 	timer    *time.Timer
 	late     atomic.Uint64 // Write after Close
+	rep      error         // for OnError once s.mu is released (guarded)
 	opt      Options
 }
 
@@ -37,16 +39,38 @@ func NewSync(opt Options) (*Sync, error) {
 
 // tick flushes every FlushInterval (on a timer goroutine).
 func (s *Sync) tick() {
+	s.guarded(func() {
+		if s.closed {
+			return
+		}
+		s.out.flush()
+		s.rep = s.out.takeReport()
+		s.timer.Reset(s.opt.FlushInterval)
+	})
+}
+
+// guarded runs f under s.mu and then reports s.rep. A panic in f (a bug in
+// tigris; f runs on the instrumented program's goroutine or the flush timer's)
+// stops there: it closes the writer, so later records are counted as dropped,
+// is reported, and never reaches the caller or leaves s.mu locked. f does not
+// escape, so Write stays free of allocations.
+func (s *Sync) guarded(f func()) {
 	s.mu.Lock()
-	if s.closed {
+	defer func() {
+		if v := recover(); v != nil {
+			s.closed = true
+			s.timer.Stop()
+			s.out.c.dropped.Add(s.out.recs) // the unwritten chunk; nothing else is held
+			s.out.abandon()
+			s.closeErr = fmt.Errorf("trace writer stopped by an internal error: %v", v)
+			s.rep = s.closeErr
+		}
+		rep := s.rep
+		s.rep = nil
 		s.mu.Unlock()
-		return
-	}
-	s.out.flush()
-	err := s.out.takeReport()
-	s.timer.Reset(s.opt.FlushInterval)
-	s.mu.Unlock()
-	s.opt.report(err)
+		s.opt.report(rep)
+	}()
+	f()
 }
 
 // Define announces a probe.
@@ -54,11 +78,11 @@ func (s *Sync) Define(d ProbeDef) {
 	if s == nil {
 		return
 	}
-	s.mu.Lock()
-	if !s.closed {
-		s.out.define(d)
-	}
-	s.mu.Unlock()
+	s.guarded(func() {
+		if !s.closed {
+			s.out.define(d)
+		}
+	})
 }
 
 // Write encodes *r; it does not retain r. It allocates nothing; it may write to the
@@ -67,56 +91,49 @@ func (s *Sync) Write(r *Record) {
 	if s == nil {
 		return
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		s.late.Add(1)
-		return
-	}
-	s.out.record(r)
-	if s.out.report == nil {
-		s.mu.Unlock()
-		return
-	}
-	err := s.out.takeReport()
-	s.mu.Unlock()
-	s.opt.report(err)
+	s.guarded(func() {
+		if s.closed {
+			s.late.Add(1)
+			return
+		}
+		s.out.record(r)
+		if s.out.report != nil {
+			s.rep = s.out.takeReport()
+		}
+	})
 }
 
 // Flush writes the current chunk.
-func (s *Sync) Flush() error {
+func (s *Sync) Flush() (err error) {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return ErrClosed
-	}
-	err := s.out.flush()
-	rep := s.out.takeReport()
-	s.mu.Unlock()
-	s.opt.report(rep)
+	s.guarded(func() {
+		if s.closed {
+			err = ErrClosed
+			return
+		}
+		err = s.out.flush()
+		s.rep = s.out.takeReport()
+	})
 	return err
 }
 
 // Close flushes and closes the file. It is idempotent.
-func (s *Sync) Close() error {
+func (s *Sync) Close() (err error) {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return s.closeErr
-	}
-	s.closed = true
-	s.timer.Stop()
-	s.closeErr = s.out.close()
-	rep := s.out.takeReport()
-	s.mu.Unlock()
-	s.opt.report(rep)
-	return s.closeErr
+	s.guarded(func() {
+		if !s.closed {
+			s.closed = true
+			s.timer.Stop()
+			s.closeErr = s.out.close()
+			s.rep = s.out.takeReport()
+		}
+		err = s.closeErr
+	})
+	return err
 }
 
 // Stats returns a snapshot of the writer's counters. It takes the writer's lock, so it

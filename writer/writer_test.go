@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -615,9 +616,13 @@ type flakyFile struct {
 	f       *os.File
 	failing atomic.Bool
 	partial atomic.Bool
+	panics  atomic.Bool // Write panics: stands for a bug inside the writer
 }
 
 func (ff *flakyFile) Write(b []byte) (int, error) {
+	if ff.panics.Load() {
+		panic("injected writer bug")
+	}
 	if ff.failing.Load() {
 		n := 0
 		if ff.partial.Load() {
@@ -705,6 +710,78 @@ func TestWriteErrorRecovery(t *testing.T) {
 				if l.Reason != LossWriteError || l.From < 2_000_000 || l.To >= 3_000_000 {
 					t.Fatalf("loss %+v", l)
 				}
+			}
+		})
+	}
+}
+
+// TestInternalPanic: a panic inside the writer (here the file's Write; in life a
+// bug in tigris) never reaches the program: it is reported once, the writer
+// closes, producers under Block are not left waiting, Flush and Close return,
+// and every record is counted as written or dropped.
+func TestInternalPanic(t *testing.T) {
+	for _, wr := range writers {
+		t.Run(wr.name, func(t *testing.T) {
+			var reports []string
+			var mu sync.Mutex
+			opt := testOptions(t)
+			opt.OnFull = Block
+			opt.QueueSize = 64
+			opt.ChunkBytes = 512
+			opt.OnError = func(err error) {
+				mu.Lock()
+				reports = append(reports, err.Error())
+				mu.Unlock()
+			}
+			ff := new(flakyFile)
+			opt.create = func(name string) (io.WriteCloser, error) {
+				f, err := createFile(name)
+				if err != nil {
+					return nil, err
+				}
+				ff.f = f.(*os.File)
+				return ff, nil
+			}
+			w, err := wr.new(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Define(ProbeDef{ID: 1})
+			const before, after = 1000, 20_000 // after: far more than the queues hold
+			for i := range before {
+				w.Write(&Record{Probe: 1, EOI: uint32(i)})
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			ff.panics.Store(true)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := range after {
+					w.Write(&Record{Probe: 1, EOI: uint32(i)})
+				}
+				w.Flush()
+			}()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("producers blocked after the writer failed")
+			}
+			if err := w.Close(); err == nil || !strings.Contains(err.Error(), "injected writer bug") {
+				t.Errorf("Close: %v", err)
+			}
+			st := w.Stats()
+			if st.Written != before || st.Written+st.Dropped != before+after || st.Queued != 0 {
+				t.Errorf("stats %+v; want %d written and %d dropped", st, before, after)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(reports) != 1 || !strings.Contains(reports[0], "internal error: injected writer bug") {
+				t.Errorf("reports %q", reports)
+			}
+			if got := readFile(t, opt.Path); got.err != nil || len(got.records) != before {
+				t.Errorf("the file holds %d records (%v); want the %d written before", len(got.records), got.err, before)
 			}
 		})
 	}

@@ -187,10 +187,10 @@ func TestBenchTinyEndToEnd(t *testing.T) {
 
 // buildTigris builds this command into dir, for tests that need os.Executable
 // to be a real tigris, and returns it with an environment free of TIGRIS_*
-// and GOFLAGS. The environment's GOCACHE is the integration tests' shared one
-// (integration/internal/itest): the tigris binary is the same there, so builds
-// of the same example with the same config reuse each other's standard library
-// instead of compiling it once more per tigris fingerprint.
+// and GOFLAGS. GOCACHE stays the go command's own, which the integration
+// tests use too (integration/internal/itest): the tigris binary is the same
+// there, so builds of the same example with the same pointcuts reuse each
+// other's standard library instead of compiling it once more.
 func buildTigris(ctx context.Context, t *testing.T, goExe, dir string) (exe string, env []string) {
 	t.Helper()
 	exe = filepath.Join(dir, "tigris")
@@ -198,9 +198,8 @@ func buildTigris(ctx context.Context, t *testing.T, goExe, dir string) (exe stri
 		exe += ".exe"
 	}
 	env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "TIGRIS_") || strings.HasPrefix(kv, "GOFLAGS=") || strings.HasPrefix(kv, "GOCACHE=")
+		return strings.HasPrefix(kv, "TIGRIS_") || strings.HasPrefix(kv, "GOFLAGS=")
 	})
-	env = append(env, "GOCACHE="+filepath.Join(os.TempDir(), "tigris-itest-gocache"))
 	build := exec.CommandContext(ctx, goExe, "build", "-o", exe, ".")
 	build.Env = env
 	if out, err := build.CombinedOutput(); err != nil {

@@ -3,13 +3,17 @@
 // `tigris toolexec` and run them. It is shared so that slow suites can live in
 // packages of their own, each with its own test timeout.
 //
-// Main (called from each package's TestMain) builds the tigris binary once (go build ./cmd/tigris from the repo
-// root) and every test shares one GOCACHE, os.TempDir()/tigris-itest-GoCache,
-// kept between runs: each distinct tigris fingerprint makes the go command
-// recompile the standard library (≈13 s for net/http's dependencies), so a
-// private cache per test would make the suite minutes long. The tigris user
-// cache (self hash, cross-build resolutions) lives in
-// os.TempDir()/tigris-itest-cache for the same reason, away from the user's.
+// Main (called from each package's TestMain) builds the tigris binary (go
+// build ./cmd/tigris from the repo root), and every build of every test uses
+// the go command's own GOCACHE, the one `go test` itself builds with: each
+// distinct tigris fingerprint makes the go command recompile the standard
+// library (≈13 s for net/http's dependencies), so a private cache per test or
+// per package would make the suites many minutes long on a cold machine, and
+// the plain standard library and tigris's dependencies are compiled once for
+// everything. Instrumented objects never mix with plain ones there (their
+// cache keys carry the fingerprint). The tigris user cache (self hash,
+// cross-build resolutions) lives in os.TempDir()/tigris-itest-cache, kept
+// between runs and away from the user's.
 //
 // Test modules (NewModule) require github.com/tigrisgo/tigris v0.0.0 with a
 // replace to the repo root and a copy of its go.sum, and are built with
@@ -88,7 +92,10 @@ func setup(tmp string) error {
 	if GoDirective == "" {
 		return errors.New("the repo's go.mod has no go line")
 	}
-	GoCache = filepath.Join(os.TempDir(), "tigris-itest-GoCache")
+	out, err := exec.Command(GoExe, "env", "GOCACHE").Output()
+	if GoCache = strings.TrimSpace(string(out)); err != nil || GoCache == "" || GoCache == "off" {
+		GoCache = filepath.Join(os.TempDir(), "tigris-itest-gocache")
+	}
 	UserCache = filepath.Join(os.TempDir(), "tigris-itest-cache")
 	TigrisBin = filepath.Join(tmp, "tigris"+ExeSuffix())
 	cmd := exec.Command(GoExe, "build", "-o", TigrisBin, "./cmd/tigris")

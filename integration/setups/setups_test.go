@@ -1,4 +1,4 @@
-package integration
+package setups
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 )
 
 // Build setups users' CI jobs have (issue 10; ../shared/REFERENCES.md lists
-// what broke for the peer tools). Every test uses shopConfig, the config of the
+// what broke for the peer tools). Every test uses itest.ShopConfig, the config of the
 // instrumented tests, so they share its compiler fingerprint and the standard
 // library is compiled once for all of them; every one checks that the build
 // left every file of the module as it was (tigris never edits a user file),
@@ -130,7 +130,7 @@ func wantRecords(t *testing.T, pkgs map[string]int, names ...string) {
 // go.mod or go.sum changes ("inconsistent vendoring" after a tool edited go.mod
 // is what users of peer tools hit).
 func TestSetupVendor(t *testing.T) {
-	dir := toolModule(t, shopFiles)
+	dir := toolModule(t, itest.ShopFiles)
 	itest.Go(t, dir, nil, "mod", "vendor")
 	if !itest.FileExists(filepath.Join(dir, "vendor", "github.com", "tigrisgo", "tigris", "monitor", "admin")) {
 		t.Fatal("go mod vendor did not copy the monitor's admin endpoint")
@@ -139,7 +139,7 @@ func TestSetupVendor(t *testing.T) {
 	vendor := []string{"GOFLAGS=-mod=vendor"}
 	out := t.TempDir()
 	itest.Tigris(t, dir, vendor, "go", "build", "-o", filepath.Join(out, "inst"), ".")
-	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), shopOutput), "example.com/itest/shop", "example.com/itest")
+	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), itest.ShopOutput), "example.com/itest/shop", "example.com/itest")
 	test := itest.Tigris(t, dir, vendor, "go", "test", "-count=1", "./shop")
 	if !strings.Contains(test, "ok  \texample.com/itest/shop") {
 		t.Errorf("tigris go test -mod=vendor:\n%s", test)
@@ -180,7 +180,7 @@ func TestSetupWorkspace(t *testing.T) {
 	}
 	for name, content := range map[string]string{
 		"go.work":     "go " + itest.GoDirective + "\n\nuse (\n\t./app\n\t./lib\n)\n",
-		"tigris.yaml": shopConfig,
+		"tigris.yaml": itest.ShopConfig,
 		"app/go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
 			"replace github.com/tigrisgo/tigris => " + itest.RepoRoot + "\n",
 		"app/go.sum": string(sum),
@@ -214,7 +214,7 @@ func main() { fmt.Println(lib.Twice(21)) }
 // its probe under the command's real import path.
 func TestSetupMainInSubdirectory(t *testing.T) {
 	dir := itest.NewModule(t, map[string]string{
-		"tigris.yaml": shopConfig,
+		"tigris.yaml": itest.ShopConfig,
 		"cmd/app/main.go": `package main
 
 import (
@@ -251,7 +251,7 @@ func main() { fmt.Println(greet.Hello("cmd")) }
 // has no tigris: built plain), runs tigris as a go tool, and go installs
 // tigris itself over the binary the go command is running as its toolexec.
 func TestSetupGlobalGOFLAGS(t *testing.T) {
-	dir := toolModule(t, shopFiles)
+	dir := toolModule(t, itest.ShopFiles)
 	bin := t.TempDir() // the job's tigris, on PATH, and its GOBIN
 	data, err := os.ReadFile(itest.TigrisBin)
 	if err != nil {
@@ -269,7 +269,7 @@ func TestSetupGlobalGOFLAGS(t *testing.T) {
 	before := snapshot(t, dir)
 	out := t.TempDir()
 	itest.Go(t, dir, env, "build", "-o", filepath.Join(out, "inst"), ".")
-	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), shopOutput), "example.com/itest/shop")
+	wantRecords(t, runTraced(t, filepath.Join(out, "inst"), itest.ShopOutput), "example.com/itest/shop")
 
 	// An unrelated command at a version: outside any module that requires
 	// tigris, so its main gets no shutdown hook and it links no monitor.
@@ -349,7 +349,7 @@ func TestSetupVersionMismatch(t *testing.T) {
 		"go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\n" +
 			"replace github.com/tigrisgo/tigris v0.9.0 => " + old + "\n",
 		"go.sum":      string(sum),
-		"tigris.yaml": shopConfig,
+		"tigris.yaml": itest.ShopConfig,
 		// No imports: the build reaches the instrumented package after
 		// compiling only package runtime's dependencies.
 		"lib/lib.go": "package lib\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n",
@@ -384,7 +384,7 @@ func TestSetupVersionMismatch(t *testing.T) {
 // the rewritten files' //line directives name) survives -trimpath.
 func TestSetupTrimpathTagsLdflags(t *testing.T) {
 	dir := itest.NewModule(t, map[string]string{
-		"tigris.yaml": shopConfig,
+		"tigris.yaml": itest.ShopConfig,
 		"main.go": `package main
 
 import "fmt"
@@ -412,4 +412,32 @@ func main() { fmt.Println("v="+v, flavor()) }
 		t.Error("the binary's probe table does not name the tagged file")
 	}
 	checkUntouched(t, dir, before)
+}
+
+// TestInstrumentedRace: the instrumented tests pass under the race detector,
+// with probes in fine mode and goroutines calling them concurrently.
+func TestInstrumentedRace(t *testing.T) {
+	dir := itest.NewModule(t, itest.ShopFiles)
+	out := itest.Tigris(t, dir, []string{"TIGRIS_MODE=fine", "TIGRIS_WRITER=null"}, "go", "test", "-race", "-count=1", "./shop")
+	if !strings.Contains(out, "ok  \texample.com/itest/shop") {
+		t.Errorf("go test -race through tigris:\n%s", out)
+	}
+}
+
+// TestCrossBuild: an instrumented cross build (no cgo) links; the runtime patch
+// and the monitor's assembly-free linknames hold on another OS and architecture.
+func TestCrossBuild(t *testing.T) {
+	dir := itest.NewModule(t, itest.ShopFiles)
+	env := []string{"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}
+	itest.Tigris(t, dir, env, "go", "build", "-trimpath", "-o", "inst-darwin", ".")
+	b, err := os.ReadFile(filepath.Join(dir, "inst-darwin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte{0xcf, 0xfa, 0xed, 0xfe}) { // 64-bit Mach-O
+		t.Errorf("not a Mach-O binary: % x", b[:4])
+	}
+	if !bytes.Contains(b, []byte("example.com/itest/shop.Fib")) {
+		t.Error("the cross-built binary carries no probe metadata")
+	}
 }
