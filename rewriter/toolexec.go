@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -338,16 +339,46 @@ func (p *proxy) compileWorkDir(ta *toolArgs, what string) (string, error) {
 	switch {
 	case p.opts.Keep != "":
 		name := strings.NewReplacer(" [", "@", "]", "", " ", "_").Replace(what)
-		dir = filepath.Join(p.opts.Keep, filepath.FromSlash(name))
-		if err := os.RemoveAll(dir); err != nil {
-			return "", err
-		}
+		return keepDir(filepath.Join(p.opts.Keep, filepath.FromSlash(name)))
 	case ta.value("o") != "":
 		dir = filepath.Join(filepath.Dir(ta.value("o")), "tigris")
 	default:
 		return os.MkdirTemp("", "tigris-compile-")
 	}
 	return dir, os.MkdirAll(dir, 0o777)
+}
+
+// keptMarker is the file that marks a --keep directory as tigris's own.
+const keptMarker = ".tigris-kept"
+
+// keepDir prepares dir for a package's kept sources: a new directory, or one
+// an earlier build kept, whose files are removed (subdirectories hold other
+// packages and stay). A directory without tigris's marker is refused and left
+// untouched: --keep may have been pointed at a source tree, and DIR/<import
+// path> is then the user's own package.
+func keepDir(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", err
+	case !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == keptMarker }):
+		if len(entries) > 0 {
+			return "", fmt.Errorf("--keep: %s exists and was not made by tigris; keep rewritten sources in a directory of their own", dir)
+		}
+	default:
+		for _, e := range entries {
+			if e.Type().IsRegular() && e.Name() != keptMarker {
+				if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+					return "", err
+				}
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(filepath.Join(dir, keptMarker), []byte("rewritten sources kept by tigris (--keep, TIGRIS_KEEP)\n"), 0o666)
 }
 
 // link handles one link invocation with an active session.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,5 +133,55 @@ func TestWorkFromObjDir(t *testing.T) {
 		if got := workFromObjDir(filepath.FromSlash(in)); got != filepath.FromSlash(want) {
 			t.Errorf("workFromObjDir(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// TestKeepDir: --keep never deletes what tigris did not write. A directory
+// without the marker is refused untouched; a kept one loses its files but not
+// its subdirectories (other packages' kept sources).
+func TestKeepDir(t *testing.T) {
+	root := t.TempDir()
+	user := filepath.Join(root, "example.com", "app")
+	if err := os.MkdirAll(user, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(user, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keepDir(user); err == nil || !strings.Contains(err.Error(), "not made by tigris") {
+		t.Errorf("a user's package directory: %v", err)
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Fatalf("the user's file is gone: %v", err)
+	}
+
+	kept := filepath.Join(root, "kept", "example.com", "lib")
+	for range 2 {
+		dir, err := keepDir(kept)
+		if err != nil || dir != kept {
+			t.Fatalf("keepDir = %q, %v", dir, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "lib.go"), []byte("package lib\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub, err := keepDir(filepath.Join(kept, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keepDir(kept); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(kept)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{keptMarker, "sub"}) {
+		t.Errorf("kept directory after a rebuild holds %q; want the marker and the subpackage", names)
+	}
+	if _, err := os.Stat(filepath.Join(sub, keptMarker)); err != nil {
+		t.Error(err)
 	}
 }

@@ -38,7 +38,8 @@ Flags (before TOOL):
   --config FILE   the config to use (default: $TIGRIS_CONFIG, else tigris.yaml
                   found upward from the go command's working directory)
   --keep DIR      keep rewritten sources under DIR/<import path> (default:
-                  $TIGRIS_KEEP; otherwise they vanish with the build's $WORK)
+                  $TIGRIS_KEEP; otherwise they vanish with the build's $WORK);
+                  an existing DIR/<import path> tigris did not make is refused
   -v, --verbose   log match decisions and resolutions to stderr ($TIGRIS_LOG=1)
 
 Environment:
