@@ -3,12 +3,15 @@ package monitor
 import (
 	"errors"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tigrisgo/tigris/settings"
 	"github.com/tigrisgo/tigris/writer"
 )
 
@@ -280,5 +283,26 @@ func TestMomentsMergeAndMinus(t *testing.T) {
 	}
 	if math.Abs(m2-all.M2) > 1e-6 || math.Abs(mean-all.Mean) > 1e-9 {
 		t.Errorf("welford mean, m2 = %v, %v; merged %v, %v", mean, m2, all.Mean, all.M2)
+	}
+}
+
+// TestUnopenedWriter: when the trace file cannot be created, fine records are
+// discarded and counted as dropped, and the error is what Flush returns.
+func TestUnopenedWriter(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	wc := settings.Default().Writer
+	wc.Path = filepath.Join(blocker, "trace.tgr") // a path below a regular file
+	out := openOutput(wc)
+	for range 3 {
+		out.Write(&writer.Record{Probe: 1})
+	}
+	if st := out.Stats(); st.Dropped != 3 || st.Written != 0 || st.Errors != 1 {
+		t.Errorf("stats %+v; want 3 dropped, 1 error", st)
+	}
+	if err := out.Flush(); err == nil {
+		t.Error("Flush of an unopened writer: no error")
 	}
 }

@@ -20,12 +20,35 @@ func ensureWriterLocked() {
 		return
 	}
 	registry.sinkChosen = true
-	out, err := openWriter(registry.cfg.Writer)
+	sink.Store(&sinkBox{s: openOutput(registry.cfg.Writer)})
+}
+
+// openOutput is openWriter that never fails: when the writer cannot be
+// created, the error is reported and the output discards and counts.
+func openOutput(wc settings.Writer) writer.Output {
+	out, err := openWriter(wc)
 	if err != nil {
-		report(fmt.Errorf("writer: %v; fine records are discarded", err))
-		return
+		report(fmt.Errorf("writer: %v; fine records are discarded and counted as dropped", err))
+		return &unopened{err: err}
 	}
-	sink.Store(&sinkBox{s: out})
+	return out
+}
+
+// unopened is the output when the configured writer could not be created (a
+// directory without write permission, say): records are discarded, and counted
+// as dropped so that the writer state shows what was lost.
+type unopened struct {
+	discarded writer.Null
+	err       error
+}
+
+func (u *unopened) Define(writer.ProbeDef) {}
+func (u *unopened) Write(r *writer.Record) { u.discarded.Write(r) }
+func (u *unopened) Flush() error           { return u.err }
+func (u *unopened) Close() error           { return u.err }
+
+func (u *unopened) Stats() writer.Stats {
+	return writer.Stats{Dropped: u.discarded.Stats().Written, Errors: 1}
 }
 
 // openWriter creates the writer the configuration asks for.
