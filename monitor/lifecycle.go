@@ -56,25 +56,59 @@ func start() {
 	startAdmin(registry.cfg.Admin)
 }
 
-// handleSignals flushes on SIGINT/SIGTERM and then lets the signal do what it would
-// have done: tigris must not change how a program ends. It stops only its own
-// channel before re-raising, so Go restores the default action only when the
-// program has no handler of its own; a program that handles the signal keeps
-// running and receives it as before.
+// signalFlushLimit bounds the flush on a signal: the signal's own action (the
+// program's handler, or the end of the program) must not wait on a stuck disk.
+const signalFlushLimit = 2 * time.Second
+
+// handleSignals flushes the trace on SIGINT and SIGTERM and lets the signal do
+// exactly what it would have done without tigris. tigris's os/signal notes how
+// many channels were registered when a signal was delivered
+// (rewriter/signalpatch.go). More than tigris's own: the program handles the
+// signal and received this very delivery, so tigris does nothing more. Only
+// tigris's: the program has no handler, so tigris stops its channel and raises
+// the signal again, and the default action (ending the program) happens. Without
+// the patched os/signal tigris installs no handler; the writer's periodic flush
+// then bounds what a signal loses.
 func handleSignals() {
+	if !signalsLinked {
+		return
+	}
 	defer recoverInternal("signals")
 	for {
 		ch := make(chan os.Signal, 1)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		sig := <-ch
-		if err := Flush(); err != nil {
-			report(fmt.Errorf("flush on %v: %v", sig, err))
+		var sig os.Signal
+		for sig == nil {
+			s := <-ch
+			if err := flushWithin(signalFlushLimit); err != nil {
+				report(fmt.Errorf("flush on %v: %v", s, err))
+			}
+			if n, ok := s.(syscall.Signal); !ok || handlersAtDelivery(int(n)) <= 1 {
+				sig = s // the program does not handle it
+			}
 		}
 		signal.Stop(ch)
 		if p, err := os.FindProcess(os.Getpid()); err == nil {
 			_ = p.Signal(sig)
 		}
-		time.Sleep(100 * time.Millisecond) // still alive: the program handles it
+		time.Sleep(100 * time.Millisecond) // still alive: the signal is ignored
+	}
+}
+
+// flushWithin is Flush bounded in time.
+func flushWithin(limit time.Duration) error {
+	done := make(chan error, 1)
+	go func() {
+		defer recoverInternal("flush")
+		done <- Flush()
+	}()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("not done within %v", limit)
 	}
 }
 

@@ -64,6 +64,8 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	switch job.ImportPath {
 	case "runtime":
 		return patchRuntime(job)
+	case "os/signal":
+		return patchSignal(job)
 	case monitorPath:
 		return patchMonitor(job)
 	}

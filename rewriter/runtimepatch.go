@@ -94,31 +94,58 @@ func patchRuntime(job *CompileJob) (bool, error) {
 	return true, nil
 }
 
-// patchMonitor swaps the monitor's portable slot for the linked one.
+// patchMonitor swaps the monitor's portable slot for the linked one, and its
+// portable signal accessor for the one in tigris's os/signal, each when the
+// toolchain's package has the shape its patch needs (the same checks
+// patchRuntime and patchSignal make).
 func patchMonitor(job *CompileJob) (bool, error) {
-	if _, _, ok := runtimeShape(goroot("runtime")); !ok {
-		return false, nil
+	swaps := map[string]struct {
+		linked string
+		file   string
+		ok     bool
+	}{
+		"slot_portable.go":    {"slot_linked.go", monitorSlotFile, runtimeShapeOK()},
+		"signals_portable.go": {"signals_linked.go", monitorSignalsFile, signalShapeOK()},
 	}
+	patched := false
 	for i, f := range job.Files {
-		if filepath.Base(f) != "slot_portable.go" {
+		sw, found := swaps[filepath.Base(f)]
+		if !found {
 			continue
 		}
-		out := filepath.Join(job.WorkDir, "slot_linked.go")
-		if err := os.WriteFile(out, []byte(monitorSlotFile), 0o644); err != nil {
+		delete(swaps, filepath.Base(f))
+		if !sw.ok {
+			continue
+		}
+		out := filepath.Join(job.WorkDir, sw.linked)
+		if err := os.WriteFile(out, []byte(sw.file), 0o644); err != nil {
 			return false, err
 		}
 		job.Files[i] = out
 		job.Complete = false // body-less linkname declarations
-		return true, nil
+		patched = true
 	}
-	return false, fmt.Errorf("monitor package has no slot_portable.go")
+	for name := range swaps {
+		return false, fmt.Errorf("monitor package has no %s", name)
+	}
+	return patched, nil
 }
 
-// goroot lists the .go files of a GOROOT package (for the shape check from the
-// monitor's compile, which does not see the runtime's files).
-func goroot(pkg string) []string {
-	dir := filepath.Join(runtimeGOROOT(), "src", pkg)
-	m, _ := filepath.Glob(filepath.Join(dir, "runtime2.go"))
+// runtimeShapeOK and signalShapeOK run the shape checks on the GOROOT sources
+// (the monitor's compile does not see the runtime's or os/signal's files).
+func runtimeShapeOK() bool {
+	_, _, ok := runtimeShape(goroot("runtime", "runtime2.go"))
+	return ok
+}
+
+func signalShapeOK() bool {
+	_, _, ok := signalShape(goroot("os/signal", "signal.go"))
+	return ok
+}
+
+// goroot returns the file of a GOROOT package as a list, empty when missing.
+func goroot(pkg, file string) []string {
+	m, _ := filepath.Glob(filepath.Join(runtimeGOROOT(), "src", filepath.FromSlash(pkg), file))
 	return m
 }
 
