@@ -102,12 +102,17 @@ func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, 
 	if panicked {
 		r.Flags |= writer.FlagPanic
 	}
-	if hasSize {
+	if hasSize && summaries.Load() {
 		r.Flags |= writer.FlagSize
 		r.Size = size
 	}
 	s.Write(r)
 }
+
+// summaries is settings.Runtime.Summaries: whether fine records carry the
+// result size. The coarse statistics keep the sizes' spread either way (the
+// changeable criterion needs it).
+var summaries atomic.Bool
 
 // fineRecords counts records handed to the sink (the budget controller reads it).
 var fineRecords atomic.Uint64

@@ -306,3 +306,29 @@ func TestUnopenedWriter(t *testing.T) {
 		t.Error("Flush of an unopened writer: no error")
 	}
 }
+
+// TestSummariesSwitch: result sizes reach fine records only with summaries on;
+// the coarse statistics keep them either way.
+func TestSummariesSwitch(t *testing.T) {
+	ps := newProbes(t, "test.example/sized", 1)
+	if _, err := AddRule(Rule{Pattern: "execution(* test.example/sized.*(..))", Mode: "fine"}); err != nil {
+		t.Fatal(err)
+	}
+	defer SetRules(nil)
+	sink := &recordSink{}
+	prev := SetSink(sink)
+	defer SetSink(prev)
+	defer summaries.Store(summaries.Load())
+	for _, on := range []bool{false, true} {
+		summaries.Store(on)
+		c := Enter(&ps[0])
+		c.ExitSize(nil, 42)
+		r := sink.records[len(sink.records)-1]
+		if got := r.Flags&writer.FlagSize != 0 && r.Size == 42; got != on {
+			t.Errorf("summaries %v: record flags %v size %d", on, r.Flags, r.Size)
+		}
+	}
+	if s := statsFor(t, ps[0].ID()); s.Sized != 2 || s.ResultSizeMean != 42 {
+		t.Errorf("coarse statistics: %d sized calls, mean %v; want 2 and 42", s.Sized, s.ResultSizeMean)
+	}
+}

@@ -96,6 +96,7 @@ func configure(embedded string) {
 		cfg = withEnv
 	}
 	registry.cfg = cfg
+	summaries.Store(cfg.Summaries)
 	named := make([]pointcut.Named, len(cfg.Pointcuts))
 	for i, n := range cfg.Pointcuts {
 		named[i] = pointcut.Named{Name: n.Name, Expr: n.Expr}

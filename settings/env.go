@@ -52,7 +52,7 @@ var EnvVars = []EnvVar{
 			return err
 		}},
 	{Name: "TIGRIS_SUMMARIES", Field: "summaries", Syntax: "on|off",
-		Help: "argument/result size summaries in fine records",
+		Help: "result sizes in fine records",
 		set: func(r *Runtime, v string) (err error) {
 			r.Summaries, err = ParseBool(v)
 			return err

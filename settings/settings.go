@@ -56,7 +56,8 @@ type Runtime struct {
 	Rules []Rule `json:"rules,omitempty"`
 	// Sampling is the share of fine-mode calls recorded, in [0,1].
 	Sampling float64 `json:"sampling"`
-	// Summaries enables argument/result size summaries in fine records.
+	// Summaries puts the result size (len or integer value of the first
+	// non-error result) into fine records. There are no argument summaries.
 	Summaries bool     `json:"summaries,omitempty"`
 	Analysis  Analysis `json:"analysis"`
 	Writer    Writer   `json:"writer"`

@@ -35,8 +35,9 @@ FILE is one of
   - a trace file (.tgr, with its rotated successors): the fine records are
     aggregated per function into counts, mean times, errors, panics and result
     sizes. A trace holds only the sampled calls of functions that were fine, so
-    counts are sampled counts, and it carries no static metrics (cyclomatic,
-    statements, params).
+    counts are sampled counts; it has result sizes only when the program ran
+    with summaries on (TIGRIS_SUMMARIES=on); and it carries no static metrics
+    (cyclomatic, statements, params).
 
 The filter is --criteria, else analysis.criteria of tigris.yaml (--config, else
 $TIGRIS_CONFIG, else found upward from the current directory), else the default
