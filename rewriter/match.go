@@ -22,6 +22,16 @@ type Match struct {
 	// Skipped says why a function the pointcuts match gets no probe anyway
 	// (//go:nosplit, linkname, ...); "" when it is instrumented.
 	Skipped string
+	// By are the monitor.include entries (names or expressions, as written)
+	// that select the function.
+	By []string
+}
+
+// PackageMatches counts one package's functions.
+type PackageMatches struct {
+	Path      string
+	Functions int // declarations with a body
+	Matched   int // selected by the pointcuts, with a probe or not
 }
 
 // MatchOptions select the packages ListMatches loads.
@@ -39,6 +49,9 @@ type MatchReport struct {
 	Excluded map[string]string
 	// Functions is how many function declarations with a body were considered.
 	Functions int
+	// PerPackage counts the functions of every package that may match, sorted
+	// by path.
+	PerPackage []PackageMatches
 }
 
 // ListMatches loads the packages and reports every function cfg instruments. Type
@@ -60,6 +73,12 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 	rep := &MatchReport{Excluded: map[string]string{}}
 	monitorDeps := loadMonitorDeps(lc)
 	seen := map[string]bool{} // a package and its test variant share files
+	byPath := map[string]*PackageMatches{}
+	// Each include entry on its own, to say which one selects a function.
+	includes := make([]*pointcut.Pointcut, len(cfg.Include))
+	for i, e := range cfg.Include {
+		includes[i], _ = cfg.Env.Parse(e) // parsed before, in config.Load
+	}
 	var loadErrs []string
 	for _, pkg := range pkgs {
 		for _, e := range pkg.Errors {
@@ -81,6 +100,11 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		if cfg.Instrument == nil || !cfg.Instrument.MayMatchPackage(pkg.PkgPath) {
 			continue
 		}
+		counts := byPath[pkg.PkgPath]
+		if counts == nil {
+			counts = &PackageMatches{Path: pkg.PkgPath}
+			byPath[pkg.PkgPath] = counts
+		}
 		for _, f := range pkg.Syntax {
 			linknamed := linknamedFuncs(f)
 			for _, d := range f.Decls {
@@ -99,18 +123,26 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 					continue
 				}
 				rep.Functions++
+				counts.Functions++
 				sig := SignatureOf(pkg.PkgPath, fn, pkg.PkgPath+"/"+filepath.Base(pos.Filename), pos.Line)
 				if !cfg.Instrument.MatchExecution(&sig) {
 					continue
 				}
-				rep.Matches = append(rep.Matches, Match{Signature: sig, Pos: pos, Skipped: notInstrumentable(fd, linknamed)})
+				counts.Matched++
+				var by []string
+				for i, pc := range includes {
+					if pc != nil && pc.MatchExecution(&sig) {
+						by = append(by, cfg.Include[i])
+					}
+				}
+				rep.Matches = append(rep.Matches, Match{Signature: sig, Pos: pos, Skipped: notInstrumentable(fd, linknamed), By: by})
 			}
 		}
 	}
-	if len(loadErrs) > 0 {
-		return rep, fmt.Errorf("%d package error(s); tigris compiles such packages unchanged:\n%s",
-			len(loadErrs), joinLines(loadErrs))
+	for _, c := range byPath {
+		rep.PerPackage = append(rep.PerPackage, *c)
 	}
+	sort.Slice(rep.PerPackage, func(i, j int) bool { return rep.PerPackage[i].Path < rep.PerPackage[j].Path })
 	sort.Slice(rep.Matches, func(i, j int) bool {
 		a, b := rep.Matches[i].Pos, rep.Matches[j].Pos
 		if a.Filename != b.Filename {
@@ -118,6 +150,10 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		}
 		return a.Line < b.Line
 	})
+	if len(loadErrs) > 0 {
+		return rep, fmt.Errorf("%d package error(s); tigris compiles such packages unchanged:\n%s",
+			len(loadErrs), joinLines(loadErrs))
+	}
 	return rep, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,9 @@ func newMatchCmd() *cobra.Command {
 		Short: "List the functions tigris.yaml instruments, without building",
 		Long: `match loads the packages (default ./...) the way the go command does and lists
 every function and method the config's monitor.include/exclude pointcuts select,
-one per line as file:line:col followed by the signature pointcuts see.
+one per line as file:line:col, the signature pointcuts see, and in brackets
+the monitor.include entries that select it. When more than one package may
+match, a table of matched and total functions per package follows on stderr.
 
 It decides with the same code the toolexec proxy runs, so what match lists is
 what "tigris go build" instruments. Functions the pointcuts match but that never
@@ -94,11 +97,12 @@ func loadConfig(path string) (*config.Config, error) {
 }
 
 type matchJSON struct {
-	Signature string `json:"signature"`
-	Package   string `json:"package"`
-	Name      string `json:"name"`
-	Pos       string `json:"pos"`
-	Skipped   string `json:"skipped,omitempty"`
+	Signature string   `json:"signature"`
+	Package   string   `json:"package"`
+	Name      string   `json:"name"`
+	Pos       string   `json:"pos"`
+	Skipped   string   `json:"skipped,omitempty"`
+	By        []string `json:"by"` // the monitor.include entries that select it
 }
 
 func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, verbose bool) error {
@@ -124,6 +128,7 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 			out = append(out, matchJSON{
 				Signature: m.Signature.String(), Package: m.Signature.Package, Name: m.Signature.Name,
 				Pos: fmt.Sprintf("%s:%d:%d", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column), Skipped: m.Skipped,
+				By: m.By,
 			})
 		}
 		enc := json.NewEncoder(stdout)
@@ -134,9 +139,9 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 	for _, m := range rep.Matches {
 		switch {
 		case m.Skipped == "":
-			fmt.Fprintf(tw, "%s:%d:%d:\t%s\n", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column, m.Signature.String())
+			fmt.Fprintf(tw, "%s:%d:%d:\t%s  [%s]\n", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column, m.Signature.String(), strings.Join(m.By, ", "))
 		case verbose:
-			fmt.Fprintf(tw, "%s:%d:%d:\t%s\t(no probe: %s)\n", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column, m.Signature.String(), m.Skipped)
+			fmt.Fprintf(tw, "%s:%d:%d:\t%s  [%s] (no probe: %s)\n", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column, m.Signature.String(), strings.Join(m.By, ", "), m.Skipped)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -152,10 +157,24 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 			fmt.Fprintf(stderr, "excluded package %s: %s\n", p, rep.Excluded[p])
 		}
 	}
-	fmt.Fprintf(stderr, "%d of %d functions in %d packages instrumented", instrumented, rep.Functions, rep.Packages)
+	if len(rep.PerPackage) > 1 || verbose {
+		fmt.Fprintf(stderr, "%7s %9s  %s\n", "matched", "functions", "package")
+		for _, p := range rep.PerPackage {
+			fmt.Fprintf(stderr, "%7d %9d  %s\n", p.Matched, p.Functions, p.Path)
+		}
+	}
+	fmt.Fprintf(stderr, "%d of %s in %s instrumented", instrumented, plural(rep.Functions, "function"), plural(rep.Packages, "package"))
 	if n := len(rep.Matches) - instrumented; n > 0 {
 		fmt.Fprintf(stderr, "; %d more matched but cannot carry a probe (-v lists them)", n)
 	}
 	fmt.Fprintln(stderr)
 	return nil
+}
+
+// plural returns "1 function", "2 functions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// matchModule writes a module with two packages and a tigris.yaml, and
+// changes into it.
+func matchModule(t *testing.T, config string) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"tigris.yaml": config,
+		"shop/shop.go": `package shop
+
+// Find is exported.
+func Find(key string) (int, error) { return len(key), nil }
+
+func helper() int { return 1 }
+
+// Store is a type.
+type Store struct{}
+
+// Get is a method.
+func (s *Store) Get() int { return helper() }
+`,
+		"util/util.go": "package util\n\n// Twice doubles.\nfunc Twice(n int) int { return 2 * n }\n",
+	} {
+		name = filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(name), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+}
+
+// TestMatchCommand: match lists what the config selects with the include
+// entries that select it, counts per package, and the summary.
+func TestMatchCommand(t *testing.T) {
+	matchModule(t, `version: 1
+pointcuts:
+  api: execution(* example.com/m/... .*(..)) && exported()
+monitor:
+  include: [api, "execution(* example.com/m/shop.*(..))"]
+`)
+	out, stderr, err := tigris(t, "match")
+	if err != nil {
+		t.Fatalf("match: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{
+		"shop/shop.go:4:6:  func example.com/m/shop.Find(string) (int, error)  [api, execution(* example.com/m/shop.*(..))]",
+		"shop/shop.go:6:6:  func example.com/m/shop.helper() int  [execution(* example.com/m/shop.*(..))]",
+		"shop/shop.go:12:17: func (*example.com/m/shop.Store).Get() int  [api, execution(* example.com/m/shop.*(..))]",
+		"util/util.go:4:6:  func example.com/m/util.Twice(int) int  [api]",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("match printed:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+	for i := range want {
+		if strings.Join(strings.Fields(lines[i]), " ") != strings.Join(strings.Fields(want[i]), " ") {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, lines[i], want[i])
+		}
+	}
+	for _, w := range []string{
+		"      3         3  example.com/m/shop\n",
+		"      1         1  example.com/m/util\n",
+		"4 of 4 functions in 2 packages instrumented\n",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+
+	out, _, err = tigris(t, "match", "--json", "./util")
+	var ms []matchJSON
+	if err != nil || json.Unmarshal([]byte(out), &ms) != nil || len(ms) != 1 || ms[0].Name != "Twice" || strings.Join(ms[0].By, ",") != "api" {
+		t.Errorf("match --json ./util: %v\n%s", err, out)
+	}
+	_, stderr, _ = tigris(t, "match", "./util")
+	if !strings.Contains(stderr, "1 of 1 function in 1 package instrumented") {
+		t.Errorf("singular summary:\n%s", stderr)
+	}
+}
+
+// TestMatchBadConfig: a config error names the file, line and column, and
+// match lists nothing.
+func TestMatchBadConfig(t *testing.T) {
+	matchModule(t, "version: 1\nmonitor:\n  include: [\"execution(* example.com/m/...(\"]\n")
+	out, _, err := tigris(t, "match")
+	if err == nil || out != "" || !strings.Contains(err.Error(), "tigris.yaml:3:") {
+		t.Errorf("match with a bad pointcut: %v, printed %q", err, out)
+	}
+}
+
+// TestInitCommand: init writes a tigris.yaml that match accepts and that
+// selects every function of the module; it refuses to overwrite one without
+// --force.
+func TestInitCommand(t *testing.T) {
+	matchModule(t, "")
+	if err := os.Remove("tigris.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := tigris(t, "init", "--no-get")
+	if err != nil || !strings.Contains(out, "wrote ") || !strings.Contains(out, "example.com/m") {
+		t.Fatalf("init: %v\n%s%s", err, out, stderr)
+	}
+	if _, _, err := tigris(t, "init", "--no-get"); err == nil {
+		t.Error("init over an existing tigris.yaml: no error")
+	}
+	if _, _, err := tigris(t, "init", "--no-get", "--force"); err != nil {
+		t.Errorf("init --force: %v", err)
+	}
+	_, stderr, err = tigris(t, "match")
+	if err != nil || !strings.Contains(stderr, "4 of 4 functions in 2 packages instrumented") {
+		t.Errorf("match with init's config: %v\n%s", err, stderr)
+	}
+	gomod, _ := os.ReadFile("go.mod")
+	if strings.Contains(string(gomod), "tigris") {
+		t.Errorf("init --no-get changed go.mod:\n%s", gomod)
+	}
+}
