@@ -370,7 +370,7 @@ func NewEnv(named []Named) (*Env, error) {
 
 func knownNames[T any](defs map[string]T) string {
 	if len(defs) == 0 {
-		return ""
+		return "; no pointcuts are named (the pointcuts section names them), and an expression starts with execution(, call(, within(, args( or a predicate such as exported()"
 	}
 	names := make([]string, 0, len(defs))
 	for n := range defs {
