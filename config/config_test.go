@@ -271,6 +271,8 @@ func TestErrors(t *testing.T) {
 			[]string{`tigris.yaml:4:40: monitor.include[1]: unexpected ")" without a matching opening bracket`}},
 		{"pointcut unknown name", "pointcuts:\n  repo: execution(* a.F(..))\nmonitor:\n  include: [rpeo]\n",
 			[]string{`tigris.yaml:4:13: monitor.include[0]: unknown pointcut "rpeo"; defined: repo`}},
+		{"pointcut unknown name, none defined", "monitor:\n  include: [everything]\n",
+			[]string{`tigris.yaml:2:13: monitor.include[0]: unknown pointcut "everything"; no pointcuts are named (the pointcuts section names them), and an expression starts with execution(, call(, within(, args( or a predicate such as exported()`}},
 		{"pointcut unknown name in definition", "pointcuts:\n  a: undefined\n  b: a\n",
 			[]string{`tigris.yaml:2:6: pointcuts.a: unknown pointcut "undefined"; defined: a, b`}},
 		{"pointcut reserved name", "pointcuts:\n  execution: execution(* a.F(..))\n",
