@@ -184,7 +184,7 @@ func TestInstrumentedPanicAndExit(t *testing.T) {
 	if !strings.Contains(plainOut, "shop/shop.go:75") {
 		t.Errorf("traceback does not point at Boom's panic line:\n%s", plainOut)
 	}
-	if n := countRecords(t, trace); n == 0 {
+	if n := itest.CountRecords(t, trace); n == 0 {
 		t.Error("a panicking program wrote no records")
 	}
 
@@ -193,7 +193,7 @@ func TestInstrumentedPanicAndExit(t *testing.T) {
 	if code != 3 {
 		t.Errorf("os.Exit(3) exited %d", code)
 	}
-	if n := countRecords(t, exitTrace); n == 0 {
+	if n := itest.CountRecords(t, exitTrace); n == 0 {
 		t.Error("os.Exit lost the trace")
 	}
 }
@@ -201,25 +201,6 @@ func TestInstrumentedPanicAndExit(t *testing.T) {
 var hexAddr = regexp.MustCompile(`(\+)?0x[0-9a-f]+\??`)
 
 func stripAddresses(s string) string { return hexAddr.ReplaceAllString(s, "X") }
-
-func countRecords(t *testing.T, path string) int {
-	t.Helper()
-	r, err := writer.Open(path)
-	if err != nil {
-		t.Fatalf("reading %s: %v", path, err)
-	}
-	defer r.Close()
-	n := 0
-	for it, err := range r.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.Kind == writer.KindRecord {
-			n++
-		}
-	}
-	return n
-}
 
 // TestInstrumentedTests runs a package's tests through tigris with coverage:
 // same results, same coverage as the plain run (the //line directives keep

@@ -132,7 +132,7 @@ func TestSignals(t *testing.T) {
 			case !errors.As(werr, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM:
 				t.Errorf("exit %v, output:\n%s\nwant death by SIGTERM", werr, out.String())
 			}
-			if n := countRecords(t, trace); n < 100 {
+			if n := itest.CountRecords(t, trace); n < 100 {
 				t.Errorf("%d records in the trace; want the 100 Step calls at least", n)
 			}
 		})

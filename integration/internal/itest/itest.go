@@ -1,7 +1,8 @@
-// Package itest is the harness of tigris's integration tests (integration and
-// integration/compat): they build real programs with the real toolchain through
-// `tigris toolexec` and run them. It is shared so that slow suites can live in
-// packages of their own, each with its own test timeout.
+// Package itest is the harness of tigris's integration tests (integration,
+// integration/setups, integration/service and integration/compat): they build
+// real programs with the real toolchain through `tigris toolexec` and run them.
+// It is shared so that slow suites can live in packages of their own, each
+// with its own test timeout.
 //
 // Main (called from each package's TestMain) builds the tigris binary (go
 // build ./cmd/tigris from the repo root), and every build of every test uses
@@ -34,6 +35,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/writer"
 )
 
 var (
@@ -269,4 +272,24 @@ func ExeSuffix() string {
 func FileExists(name string) bool {
 	_, err := os.Stat(name)
 	return err == nil
+}
+
+// CountRecords returns how many records the trace file at path holds.
+func CountRecords(t *testing.T, path string) int {
+	t.Helper()
+	r, err := writer.Open(path)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	defer r.Close()
+	n := 0
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind == writer.KindRecord {
+			n++
+		}
+	}
+	return n
 }

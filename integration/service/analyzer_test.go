@@ -1,4 +1,4 @@
-package integration
+package service
 
 import (
 	"encoding/json"
@@ -102,13 +102,15 @@ func TestAnalyzerUnderLoad(t *testing.T) {
 
 	// A first run measures what the budget must work with: the calibrated cost
 	// and how often the selection runs. The budget of the second run allows
-	// all the unsampled fine calls and 30 % of the records.
+	// all the unsampled fine calls and 5 % of the records. The second run
+	// calibrates again, and on a busy machine its costs and call rate may differ
+	// from the first run's several times over; 5 % leaves room for that.
 	h := run("50%", filepath.Join(dir, "calibrate.tgr"))
 	first := h[len(h)-1].Budget
 	if first == nil || first.FineCallsPerSec <= 0 || first.Cost.RecordNs <= 0 {
 		t.Fatalf("no budget decision with a selection: %+v", h[len(h)-1])
 	}
-	capacity := first.FineCallsPerSec * (first.Cost.CallNs + 0.3*first.Cost.RecordNs)
+	capacity := first.FineCallsPerSec * (first.Cost.CallNs + 0.05*first.Cost.RecordNs)
 	budget := capacity / (float64(first.Procs) * 1e9)
 	t.Logf("%.0f fine calls/s at %.1f + %.1f ns per record: budget %.5f%%",
 		first.FineCallsPerSec, first.Cost.CallNs, first.Cost.RecordNs, 100*budget)
@@ -165,7 +167,7 @@ func TestAnalyzerUnderLoad(t *testing.T) {
 		for _, cy := range h {
 			rates = append(rates, fmt.Sprintf("%.1f%% (%s)", 100*cy.Budget.Rate, cy.Budget.Action))
 		}
-		t.Errorf("the sampling rate never went below 90 %% for a budget of 30 %% of the records: %s", strings.Join(rates, ", "))
+		t.Errorf("the sampling rate never went below 90 %% for a budget of 5 %% of the records: %s", strings.Join(rates, ", "))
 	}
 
 	// Phase 2 traces only what phase 1 chose.

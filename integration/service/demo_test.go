@@ -1,4 +1,4 @@
-package integration
+package service
 
 import (
 	"fmt"
@@ -53,7 +53,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("cycle %d: records took %.3f%% of CPU after a decision for a 0.05%% budget", i+1, measured)
 		}
 	}
-	n := countRecords(t, filepath.Join(out, "petclinic.tgr"))
+	n := itest.CountRecords(t, filepath.Join(out, "petclinic.tgr"))
 	if n == 0 {
 		t.Error("the demo's trace holds no records")
 	}
