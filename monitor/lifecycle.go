@@ -170,7 +170,10 @@ func report(err error) {
 		suppressed++
 		return
 	}
-	if reported == nil {
+	if reported == nil || len(reported) >= maxRemembered {
+		// Messages that carry changing values would grow the map by one entry a
+		// second for as long as the program runs; forgetting costs at most a
+		// repeated line, still one a second.
 		reported = map[string]bool{}
 	}
 	reported[msg] = true
@@ -182,6 +185,9 @@ func report(err error) {
 	}
 	fmt.Fprintf(os.Stderr, "tigris: %s%s\n", msg, extra)
 }
+
+// maxRemembered bounds the messages report remembers.
+const maxRemembered = 1000
 
 var (
 	reportMu   sync.Mutex
