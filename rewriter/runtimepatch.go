@@ -76,22 +76,27 @@ func patchRuntime(job *CompileJob) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	return true, patchStd(job, idx, edit{off: closing, text: "tigris unsafe.Pointer; "}, "tigris_slot.go", runtimeSlotFile)
+}
+
+// patchStd applies one same-line edit to job.Files[idx] (keeping every line
+// where it was) and adds a generated file to the package.
+func patchStd(job *CompileJob, idx int, e edit, extraName, extraSrc string) error {
 	src, err := os.ReadFile(job.Files[idx])
 	if err != nil {
-		return false, err
+		return err
 	}
-	src = applyEdits(src, []edit{{off: closing, text: "tigris unsafe.Pointer; "}})
-	out, err := writeRewritten(job.WorkDir, job.Files[idx], src)
+	out, err := writeRewritten(job.WorkDir, job.Files[idx], applyEdits(src, []edit{e}))
 	if err != nil {
-		return false, err
+		return err
 	}
 	job.Files[idx] = out
-	extra := filepath.Join(job.WorkDir, "tigris_slot.go")
-	if err := os.WriteFile(extra, []byte(runtimeSlotFile), 0o644); err != nil {
-		return false, err
+	extra := filepath.Join(job.WorkDir, extraName)
+	if err := os.WriteFile(extra, []byte(extraSrc), 0o644); err != nil {
+		return err
 	}
 	job.Files = append(job.Files, extra)
-	return true, nil
+	return nil
 }
 
 // patchMonitor swaps the monitor's portable slot for the linked one, and its

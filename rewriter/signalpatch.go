@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 )
 
@@ -70,22 +69,7 @@ func patchSignal(job *CompileJob) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	src, err := os.ReadFile(job.Files[idx])
-	if err != nil {
-		return false, err
-	}
-	src = applyEdits(src, []edit{{off: at, text: "; tigris_delivered[n] = handlers.ref[n]"}})
-	out, err := writeRewritten(job.WorkDir, job.Files[idx], src)
-	if err != nil {
-		return false, err
-	}
-	job.Files[idx] = out
-	extra := filepath.Join(job.WorkDir, "tigris_signal.go")
-	if err := os.WriteFile(extra, []byte(signalFile), 0o644); err != nil {
-		return false, err
-	}
-	job.Files = append(job.Files, extra)
-	return true, nil
+	return true, patchStd(job, idx, edit{off: at, text: "; tigris_delivered[n] = handlers.ref[n]"}, "tigris_signal.go", signalFile)
 }
 
 // signalShape finds signal.go among files and checks the shape patchSignal

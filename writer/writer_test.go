@@ -635,6 +635,20 @@ func (ff *flakyFile) Write(b []byte) (int, error) {
 
 func (ff *flakyFile) Close() error { return ff.f.Close() }
 
+// useFlakyFile makes opt's writer write through a flakyFile, which it returns.
+func useFlakyFile(opt *Options) *flakyFile {
+	ff := new(flakyFile)
+	opt.create = func(name string) (io.WriteCloser, error) {
+		f, err := createFile(name)
+		if err != nil {
+			return nil, err
+		}
+		ff.f = f.(*os.File)
+		return ff, nil
+	}
+	return ff
+}
+
 // TestWriteErrorRecovery: writes fail for a while (leaving torn chunks), then work
 // again. The file then holds the records written before and after, a loss record for
 // those in between, and the probe definitions the failed chunks carried.
@@ -646,15 +660,7 @@ func TestWriteErrorRecovery(t *testing.T) {
 			opt.OnFull = Block
 			opt.ChunkBytes = 512
 			opt.OnError = func(error) { reports.Add(1) }
-			ff := new(flakyFile)
-			opt.create = func(name string) (io.WriteCloser, error) {
-				f, err := createFile(name)
-				if err != nil {
-					return nil, err
-				}
-				ff.f = f.(*os.File)
-				return ff, nil
-			}
+			ff := useFlakyFile(&opt)
 			w, err := wr.new(opt)
 			if err != nil {
 				t.Fatal(err)
@@ -733,15 +739,7 @@ func TestInternalPanic(t *testing.T) {
 				reports = append(reports, err.Error())
 				mu.Unlock()
 			}
-			ff := new(flakyFile)
-			opt.create = func(name string) (io.WriteCloser, error) {
-				f, err := createFile(name)
-				if err != nil {
-					return nil, err
-				}
-				ff.f = f.(*os.File)
-				return ff, nil
-			}
+			ff := useFlakyFile(&opt)
 			w, err := wr.new(opt)
 			if err != nil {
 				t.Fatal(err)
