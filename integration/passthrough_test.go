@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
+	"github.com/tigrisgo/tigris/writer"
 )
 
 // These tests run without a tigris.yaml: the session is inactive and tigris
@@ -195,5 +196,18 @@ func cAnswer() int { return int(C.answer()) }
 	b, _ := os.ReadFile(filepath.Join(dir, "wrapped"+itest.ExeSuffix()))
 	if !bytes.Equal(a, b) {
 		t.Error("asm/cgo binary through an inactive tigris differs from the plain build")
+	}
+
+	// Instrumented: the Go functions of the cgo file get probes; the body-less
+	// assembly declaration is left alone.
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), itest.ShopConfig)
+	itest.Tigris(t, dir, nil, "go", "build", "-o", "inst"+itest.ExeSuffix(), ".")
+	trace := filepath.Join(t.TempDir(), "trace.tgr")
+	if got := itest.RunProgram(t, filepath.Join(dir, "inst"+itest.ExeSuffix()), "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace); got != "add 5 c 42\n" {
+		t.Errorf("instrumented output %q", got)
+	}
+	names := itest.RecordsBy(t, trace, func(d *writer.ProbeDef) string { return d.Name })
+	if names["main"] != 1 || names["cAnswer"] != 1 || names["Add"] != 0 {
+		t.Errorf("records by function %v; want main and cAnswer once, no Add", names)
 	}
 }

@@ -51,7 +51,7 @@ func SetSink(s writer.Sink) writer.Sink {
 // probe first goes fine.
 func start() {
 	started.Store(true)
-	go handleSignals()
+	watchSignals()
 	go analyzerLoop()
 	startAdmin(registry.cfg.Admin)
 }
@@ -60,7 +60,7 @@ func start() {
 // program's handler, or the end of the program) must not wait on a stuck disk.
 const signalFlushLimit = 2 * time.Second
 
-// handleSignals flushes the trace on SIGINT and SIGTERM and lets the signal do
+// watchSignals flushes the trace on SIGINT and SIGTERM and lets the signal do
 // exactly what it would have done without tigris. tigris's os/signal notes how
 // many channels were registered when a signal was delivered
 // (rewriter/signalpatch.go). More than tigris's own: the program handles the
@@ -69,14 +69,29 @@ const signalFlushLimit = 2 * time.Second
 // the signal again, and the default action (ending the program) happens. Without
 // the patched os/signal tigris installs no handler; the writer's periodic flush
 // then bounds what a signal loses.
-func handleSignals() {
+//
+// watchSignals registers the channel before it returns (from the first
+// Register, during package initialization), so a signal that arrives as soon as
+// main runs is already caught and flushed.
+func watchSignals() {
 	if !signalsLinked {
 		return
 	}
+	go handleSignals(notifyStop())
+}
+
+func notifyStop() chan os.Signal {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch
+}
+
+func handleSignals(ch chan os.Signal) {
 	defer recoverInternal("signals")
-	for {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	// After a panic no channel may stay registered with nobody reading it: the
+	// program would then ignore SIGINT and SIGTERM.
+	defer func() { signal.Stop(ch) }()
+	for ; ; ch = notifyStop() {
 		var sig os.Signal
 		for sig == nil {
 			s := <-ch

@@ -84,24 +84,7 @@ func checkUntouched(t *testing.T, dir string, before treeState) {
 
 // tracePackages counts the fine records of a trace file by package.
 func tracePackages(t *testing.T, path string) map[string]int {
-	t.Helper()
-	r, err := writer.Open(path)
-	if err != nil {
-		t.Fatalf("reading the trace: %v", err)
-	}
-	defer r.Close()
-	pkgs := map[string]int{}
-	for it, err := range r.All() {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.Kind == writer.KindRecord {
-			if def := r.Probe(it.Record.Probe); def != nil {
-				pkgs[def.Package]++
-			}
-		}
-	}
-	return pkgs
+	return itest.RecordsBy(t, path, func(d *writer.ProbeDef) string { return d.Package })
 }
 
 // runTraced runs an instrumented binary in fine mode, checks its output and

@@ -293,3 +293,25 @@ func CountRecords(t *testing.T, path string) int {
 	}
 	return n
 }
+
+// RecordsBy counts the fine records of a trace file by key(probe definition).
+func RecordsBy(t *testing.T, path string, key func(*writer.ProbeDef) string) map[string]int {
+	t.Helper()
+	r, err := writer.Open(path)
+	if err != nil {
+		t.Fatalf("reading the trace: %v", err)
+	}
+	defer r.Close()
+	n := map[string]int{}
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind == writer.KindRecord {
+			if def := r.Probe(it.Record.Probe); def != nil {
+				n[key(def)]++
+			}
+		}
+	}
+	return n
+}
