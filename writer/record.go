@@ -33,7 +33,7 @@ const (
 // ProbeDef describes one probe once per stream, before its first Record.
 type ProbeDef struct {
 	ID        uint32
-	Signature string // human-readable Go signature, e.g. "func (*example.com/shop.Store).Find(int) (Owner, error)"
+	Signature string // Go signature, types qualified by import path, e.g. "func (*example.com/shop.Store).Find(int) (example.com/shop.Owner, error)"
 	Package   string
 	Recv      string // receiver base type, "" for functions
 	Name      string
