@@ -433,9 +433,8 @@ func (c *ctl) printSampling(s *admin.SamplingState) error {
 	return err
 }
 
-// cycleView decodes a monitor.Cycle. The partitions stay raw: their
-// direction (dsl.Direction) marshals to text but does not unmarshal, and ctl
-// does not show them.
+// cycleView decodes a monitor.Cycle. The partitions stay raw: ctl does not
+// show them, and decoding them would tie ctl to the dsl package's JSON shape.
 type cycleView struct {
 	monitor.Cycle
 	Partitions json.RawMessage `json:"partitions"`

@@ -21,8 +21,8 @@ func resetAnalysis(t *testing.T) {
 	})
 }
 
-// cycle decodes a monitor.Cycle; its partitions stay raw, since dsl.Direction
-// marshals to text but does not unmarshal.
+// cycle decodes a monitor.Cycle; its partitions stay raw, as no test here
+// looks at them.
 type cycle struct {
 	monitor.Cycle
 	Partitions json.RawMessage `json:"partitions"`
