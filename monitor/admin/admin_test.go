@@ -545,3 +545,21 @@ func TestStart(t *testing.T) {
 		t.Error("the server still answers after Close")
 	}
 }
+
+// TestBadInputElsewhere: the remaining malformed requests are refused with a
+// message, and change nothing.
+func TestBadInputElsewhere(t *testing.T) {
+	reset(t)
+	th := NewHandler(Options{Token: "s3cret"})
+	const auth = "Authorization: Bearer s3cret"
+	wantError(t, do(t, h, "GET", "/metrics?mode=loud", ""), 400, "mode", 0, `"loud" is not a mode`)
+	wantError(t, do(t, h, "GET", Prefix+"probes?mode=loud", ""), 400, "mode", 0, `"loud" is not a mode`)
+	wantError(t, do(t, th, "PUT", Prefix+"rules", `null`, auth), 400, "rules", 0, "missing")
+	wantError(t, do(t, th, "PUT", Prefix+"rules", `rules: []`, auth), 400, "", 0, "request body")
+	wantError(t, do(t, th, "PUT", Prefix+"rules", `{"rules": []}`), 401, "", 0, "missing bearer token")
+	wantError(t, do(t, th, "PUT", Prefix+"analysis", `{"enabled": true}`), 401, "", 0, "missing bearer token")
+	wantError(t, do(t, th, "DELETE", Prefix+"rules/99999999999999999999", "", auth), 400, "index", 0, "is not a rule index")
+	if _, m := monitor.Rules(); len(m) != 0 || monitor.Analysis().Enabled {
+		t.Errorf("a refused request changed something: rules %v, analysis on %v", m, monitor.Analysis().Enabled)
+	}
+}
