@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // countTrace counts what the real writer wrote; with a tiny queue that drops,

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tigrisgo/tigris/pointcut"
-	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 // FileName is the name Find looks for.

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tigrisgo/tigris/dsl"
-	"github.com/tigrisgo/tigris/pointcut"
-	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/runtime/dsl"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 // full is the example of docs/config.md with every key set.

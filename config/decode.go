@@ -12,8 +12,8 @@ import (
 	"github.com/alecthomas/participle/v2"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tigrisgo/tigris/pointcut"
-	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 // Parse parses and validates the content of a tigris.yaml; filename is only used in

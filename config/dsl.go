@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tigrisgo/tigris/dsl"
+	"github.com/tigrisgo/tigris/runtime/dsl"
 )
 
 // checkAnalysis checks the analysis section against the dsl package: criteria

@@ -13,7 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 // ModuleExpr returns the pointcut that selects every function and method of the

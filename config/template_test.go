@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/pointcut"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 func TestTemplateLoads(t *testing.T) {

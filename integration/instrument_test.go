@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // TestInstrumentedProgram is the milestone: a program built with tigris runs

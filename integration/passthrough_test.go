@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // These tests run without a tigris.yaml: the session is inactive and tigris

@@ -39,15 +39,14 @@ import (
 // what goes into the hash changes.
 const fingerprintVersion = "tigris-fingerprint-2"
 
-// runtimeModule is the module that provides the monitor runtime: tigris itself.
-const runtimeModule = "github.com/tigrisgo/tigris"
+// runtimeModule is the module that provides the monitor runtime: a module of
+// its own with a low go line, so requiring it never raises the user's.
+const runtimeModule = "github.com/tigrisgo/tigris/runtime"
 
-// runtimeDirs are the directories (relative to the tigris module root) whose
-// sources end up in instrumented binaries: the monitor and everything of this
-// module it imports. Keep it in step with the monitor's imports. monitor/admin
-// is inside monitor's walk already; it is named because binaries link it through
-// the probe tables' blank import, not through the monitor's imports.
-var runtimeDirs = []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl"}
+// runtimeDirs are the directories (relative to the runtime module root) whose
+// sources end up in instrumented binaries: the whole runtime module, which
+// holds exactly what user binaries link, so there is no list to keep in step.
+var runtimeDirs = []string{"."}
 
 // suffixVersionLine appends the tigris fingerprint to a tool's -V=full line.
 // Release toolchains ("compile version go1.26.8 X:...") get " tigris=<fp>" at the

@@ -26,10 +26,10 @@ func TestGolden(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("no golden cases")
 	}
-	repo, _ := filepath.Abs("..")
+	rt, _ := filepath.Abs("../runtime")
 	mod := t.TempDir()
-	writeFile(t, filepath.Join(mod, "go.mod"), "module golden.test\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\nreplace github.com/tigrisgo/tigris => "+repo+"\n")
-	sum, _ := os.ReadFile(filepath.Join(repo, "go.sum"))
+	writeFile(t, filepath.Join(mod, "go.mod"), "module golden.test\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris/runtime v0.0.0\n\nreplace github.com/tigrisgo/tigris/runtime => "+rt+"\n")
+	sum, _ := os.ReadFile(filepath.Join(rt, "go.sum"))
 	writeFile(t, filepath.Join(mod, "go.sum"), string(sum))
 	for _, c := range cases {
 		name := strings.TrimSuffix(filepath.Base(c), ".txtar")

@@ -28,10 +28,10 @@ func TestImportConfigMerge(t *testing.T) {
 		}
 	}
 	n := c.addAll(map[string]string{
-		"runtime":                            "/other/runtime-d", // listed: must not be replaced
-		"golang.org/x/net/http/httpguts":     "/other/httpguts",  // importable through importmap
-		"github.com/tigrisgo/tigris/monitor": "/cache/monitor-d",
-		"github.com/tigrisgo/tigris/writer":  "/cache/writer-d",
+		"runtime":                        "/other/runtime-d", // listed: must not be replaced
+		"golang.org/x/net/http/httpguts": "/other/httpguts",  // importable through importmap
+		"github.com/tigrisgo/tigris/runtime/monitor": "/cache/monitor-d",
+		"github.com/tigrisgo/tigris/runtime/writer":  "/cache/writer-d",
 	})
 	if n != 2 {
 		t.Errorf("addAll added %d lines; want 2", n)
@@ -42,8 +42,8 @@ func TestImportConfigMerge(t *testing.T) {
 	}
 	added := strings.TrimPrefix(out, goImportcfg+"\n")
 	want := "# added by tigris\n" +
-		"packagefile github.com/tigrisgo/tigris/monitor=/cache/monitor-d\n" +
-		"packagefile github.com/tigrisgo/tigris/writer=/cache/writer-d\n"
+		"packagefile github.com/tigrisgo/tigris/runtime/monitor=/cache/monitor-d\n" +
+		"packagefile github.com/tigrisgo/tigris/runtime/writer=/cache/writer-d\n"
 	if added != want {
 		t.Errorf("added lines:\n%s\nwant:\n%s", added, want)
 	}

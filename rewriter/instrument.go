@@ -16,7 +16,7 @@ import (
 
 const (
 	tigrisModule = "github.com/tigrisgo/tigris"
-	monitorPath  = tigrisModule + "/monitor"
+	monitorPath  = runtimeModule + "/monitor"
 	adminPath    = monitorPath + "/admin"
 	// Generated names carry a prefix no user writes, so they cannot collide.
 	alias     = "__tigris"

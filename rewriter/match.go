@@ -11,7 +11,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/tigrisgo/tigris/config"
-	"github.com/tigrisgo/tigris/pointcut"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 // Match is one function `tigris match` reports: what a build would instrument,

@@ -10,7 +10,7 @@ import (
 	"github.com/dave/dst"
 	"github.com/dave/dst/decorator"
 
-	"github.com/tigrisgo/tigris/pointcut"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 type signatureLit = pointcut.Signature

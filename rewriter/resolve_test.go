@@ -69,7 +69,7 @@ func TestParseGoCommand(t *testing.T) {
 		},
 		{
 			name:  "nested go list",
-			argv:  []string{"go", "list", "-deps", "-export", "-json=ImportPath,Export", "-cover", "-coverpkg=./...", "-buildmode=pie", "-toolexec=t toolexec", "github.com/tigrisgo/tigris/monitor"},
+			argv:  []string{"go", "list", "-deps", "-export", "-json=ImportPath,Export", "-cover", "-coverpkg=./...", "-buildmode=pie", "-toolexec=t toolexec", "github.com/tigrisgo/tigris/runtime/monitor"},
 			sub:   "list",
 			flags: []string{"-cover", "-coverpkg=./...", "-buildmode=pie", "-toolexec=t toolexec"},
 			ok:    true,
@@ -112,8 +112,8 @@ func TestParseGoCommand(t *testing.T) {
 
 func TestListArgs(t *testing.T) {
 	r := &resolver{inv: &goInvocation{flags: []string{"-race", "-pgo=auto", "-toolexec=t toolexec"}}, pgo: "/src/app/default.pgo"}
-	got := r.listArgs([]string{"github.com/tigrisgo/tigris/monitor"})
-	want := []string{"list", "-deps", "-export", "-json=ImportPath,Export,Error", "-race", "-toolexec=t toolexec", "-pgo=/src/app/default.pgo", "github.com/tigrisgo/tigris/monitor"}
+	got := r.listArgs([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
+	want := []string{"list", "-deps", "-export", "-json=ImportPath,Export,Error", "-race", "-toolexec=t toolexec", "-pgo=/src/app/default.pgo", "github.com/tigrisgo/tigris/runtime/monitor"}
 	if !slices.Equal(got, want) {
 		t.Errorf("listArgs =\n %q\nwant\n %q", got, want)
 	}
@@ -149,7 +149,7 @@ func TestNestedEnviron(t *testing.T) {
 
 const fakeListOutput = `{"ImportPath": "errors", "Export": "/cache/errors-d"}
 {"ImportPath": "unsafe"}
-{"ImportPath": "github.com/tigrisgo/tigris/monitor", "Export": "/cache/monitor-d"}
+{"ImportPath": "github.com/tigrisgo/tigris/runtime/monitor", "Export": "/cache/monitor-d"}
 `
 
 // newTestResolver returns a resolver whose go list is fake and counted.
@@ -179,12 +179,12 @@ func TestResolveOncePerBuild(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pkgs, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor", "unsafe"})
+			pkgs, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor", "unsafe"})
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			if pkgs["github.com/tigrisgo/tigris/monitor"] != "/cache/monitor-d" || pkgs["errors"] != "/cache/errors-d" {
+			if pkgs["github.com/tigrisgo/tigris/runtime/monitor"] != "/cache/monitor-d" || pkgs["errors"] != "/cache/errors-d" {
 				t.Errorf("resolve = %v", pkgs)
 			}
 		}()
@@ -195,7 +195,7 @@ func TestResolveOncePerBuild(t *testing.T) {
 	}
 	// Another flag set is another resolution.
 	r.inv.flags = []string{"-race", "-trimpath"}
-	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor"}); err != nil {
+	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := runs.Load(); n != 2 {
@@ -205,9 +205,9 @@ func TestResolveOncePerBuild(t *testing.T) {
 
 func TestResolveErrorIsShared(t *testing.T) {
 	work := t.TempDir()
-	r, runs := newTestResolver(t, work, "", errors.New("exit status 1\nno required module provides package github.com/tigrisgo/tigris/monitor"))
+	r, runs := newTestResolver(t, work, "", errors.New("exit status 1\nno required module provides package github.com/tigrisgo/tigris/runtime/monitor"))
 	for i := 0; i < 3; i++ {
-		_, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor"})
+		_, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
 		if err == nil || !strings.Contains(err.Error(), "no required module provides") {
 			t.Fatalf("resolve error = %v; want the go list failure", err)
 		}
@@ -219,7 +219,7 @@ func TestResolveErrorIsShared(t *testing.T) {
 
 func TestResolveMissingPackage(t *testing.T) {
 	r, _ := newTestResolver(t, "", `{"ImportPath": "errors", "Export": "/cache/errors-d"}`, nil)
-	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor"}); err == nil {
+	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"}); err == nil {
 		t.Error("resolve of a package go list did not return: no error")
 	}
 }
@@ -228,14 +228,14 @@ func TestResolveCrossBuildCache(t *testing.T) {
 	exports := t.TempDir()
 	monitor := filepath.Join(exports, "monitor-d")
 	os.WriteFile(monitor, []byte("!<arch>\n"), 0o666)
-	out := `{"ImportPath": "github.com/tigrisgo/tigris/monitor", "Export": "` + monitor + `"}`
+	out := `{"ImportPath": "github.com/tigrisgo/tigris/runtime/monitor", "Export": "` + monitor + `"}`
 	r, runs := newTestResolver(t, t.TempDir(), out, nil)
 	r.fingerprint = func() (string, error) { return "fp1", nil }
-	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor"}); err != nil {
+	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"}); err != nil {
 		t.Fatal(err)
 	}
 	r.workDir = t.TempDir() // the next build
-	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor"}); err != nil {
+	if _, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := runs.Load(); n != 1 {
@@ -244,14 +244,14 @@ func TestResolveCrossBuildCache(t *testing.T) {
 	// A new fingerprint (config or runtime changed) misses.
 	r.workDir = t.TempDir()
 	r.fingerprint = func() (string, error) { return "fp2", nil }
-	r.resolve([]string{"github.com/tigrisgo/tigris/monitor"})
+	r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
 	if n := runs.Load(); n != 2 {
 		t.Errorf("go list ran %d times after a fingerprint change; want 2", n)
 	}
 	// A vanished export file (go clean -cache) misses.
 	os.Remove(monitor)
 	r.workDir = t.TempDir()
-	r.resolve([]string{"github.com/tigrisgo/tigris/monitor"})
+	r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
 	if n := runs.Load(); n != 3 {
 		t.Errorf("go list ran %d times after the export file vanished; want 3", n)
 	}
@@ -260,7 +260,7 @@ func TestResolveCrossBuildCache(t *testing.T) {
 func TestResolveRefusesNested(t *testing.T) {
 	r, runs := newTestResolver(t, t.TempDir(), fakeListOutput, nil)
 	t.Setenv(nestedEnv, "1")
-	_, err := r.resolve([]string{"github.com/tigrisgo/tigris/monitor"})
+	_, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
 	if err == nil || !strings.Contains(err.Error(), "nested go list") {
 		t.Errorf("resolve inside the nested go list: error = %v", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"go/types"
 	"strings"
 
-	"github.com/tigrisgo/tigris/pointcut"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 // SignatureOf describes fn for the matcher. pkgPath is the package's import path

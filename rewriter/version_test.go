@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor"
 )
 
 func TestMonitorCodeVersion(t *testing.T) {
@@ -28,10 +28,10 @@ func TestCheckMonitorVersion(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := t.TempDir()
-			writeFile(t, filepath.Join(fake, "go.mod"), "module github.com/tigrisgo/tigris\n\ngo 1.24\n")
+			writeFile(t, filepath.Join(fake, "go.mod"), "module github.com/tigrisgo/tigris/runtime\n\ngo 1.18\n")
 			writeFile(t, filepath.Join(fake, "monitor", "version.go"), tc.src)
 			user := t.TempDir()
-			writeFile(t, filepath.Join(user, "go.mod"), "module example.com/user\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\nreplace github.com/tigrisgo/tigris v0.9.0 => "+fake+"\n")
+			writeFile(t, filepath.Join(user, "go.mod"), "module example.com/user\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris/runtime v0.9.0\n\nreplace github.com/tigrisgo/tigris/runtime v0.9.0 => "+fake+"\n")
 			inv := &goInvocation{goExe: "go", dir: user}
 			err := checkMonitorVersion(inv, os.Environ())
 			switch {

@@ -1,7 +1,7 @@
 package traceconv
 
 import (
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // assembler turns a record stream into call trees while reading it, holding only

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 func convert(t *testing.T, f *Format, paths ...string) ([]byte, Report) {

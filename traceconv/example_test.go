@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tigrisgo/tigris/runtime/writer"
 	"github.com/tigrisgo/tigris/traceconv"
-	"github.com/tigrisgo/tigris/writer"
 )
 
 // Write a two-call trace, then summarize it per function and convert it to a

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // FuzzConvert feeds arbitrary bytes (seeded with real trace files, whole and

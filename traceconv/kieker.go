@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Kieker's file-system monitoring log is a directory holding kieker.map, which

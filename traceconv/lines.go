@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // WriteLines writes one line per item of r, in file order: text for people, or

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Open opens trace files as one Reader. One path is read together with the files

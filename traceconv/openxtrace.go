@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // writeOpenXTrace writes a JSON array of traces shaped after the OPEN.xtrace

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Sample types of the profiles Profile builds, in the order of Sample.Value.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Options tune a conversion. The zero value of every field is a documented default.

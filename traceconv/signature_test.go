@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 func TestSplitSignature(t *testing.T) {

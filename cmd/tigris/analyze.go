@@ -17,10 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/config"
-	"github.com/tigrisgo/tigris/dsl"
-	"github.com/tigrisgo/tigris/monitor"
-	"github.com/tigrisgo/tigris/settings"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/dsl"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/settings"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 const analyzeHelp = `analyze runs the analyzer's grouping and selection offline, on a saved

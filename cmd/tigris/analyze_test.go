@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/monitor"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // table7 is the paper's Table 7 as the admin endpoint would serve it.

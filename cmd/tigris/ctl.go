@@ -20,9 +20,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tigrisgo/tigris/monitor"
-	"github.com/tigrisgo/tigris/monitor/admin"
-	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 // defaultAdminAddr is where ctl looks when neither --addr nor TIGRIS_ADMIN says.

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tigrisgo/tigris/monitor"
-	"github.com/tigrisgo/tigris/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 )
 
 var (

@@ -25,9 +25,9 @@ import (
 
 	"github.com/tigrisgo/tigris/bench"
 	"github.com/tigrisgo/tigris/loadgen"
-	"github.com/tigrisgo/tigris/monitor"
-	"github.com/tigrisgo/tigris/monitor/admin"
-	"github.com/tigrisgo/tigris/settings"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 // Workloads of tigris bench.

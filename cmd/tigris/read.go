@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tigrisgo/tigris/runtime/writer"
 	"github.com/tigrisgo/tigris/traceconv"
-	"github.com/tigrisgo/tigris/writer"
 )
 
 func newReadCmd() *cobra.Command {

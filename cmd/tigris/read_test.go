@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // writeTrace writes a trace file with the real writer: one trace, main.run

@@ -2,32 +2,24 @@ module github.com/tigrisgo/tigris/examples/petclinic
 
 go 1.26.8
 
-require (
-	github.com/tigrisgo/tigris v0.0.0
-	modernc.org/sqlite v1.60.1
-)
+require modernc.org/sqlite v1.60.1
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4 // indirect
-	github.com/dave/dst v0.28.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/tigrisgo/tigris v0.0.0
+	github.com/tigrisgo/tigris/runtime v0.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
 
-replace github.com/tigrisgo/tigris => ../..
+replace github.com/tigrisgo/tigris/runtime => ../../runtime
 
-tool github.com/tigrisgo/tigris/cmd/tigris
+replace github.com/tigrisgo/tigris => ../..

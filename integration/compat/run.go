@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // WriteModule writes the throwaway module into dir: go.mod requiring every
@@ -27,14 +27,14 @@ import (
 // module has a package of its own.
 func WriteModule(dir, tigrisRoot, goVersion string, suites []Suite) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "module example.com/tigriscompat\n\ngo %s\n\nrequire (\n\tgithub.com/tigrisgo/tigris v0.0.0\n", goVersion)
+	fmt.Fprintf(&b, "module example.com/tigriscompat\n\ngo %s\n\nrequire (\n\tgithub.com/tigrisgo/tigris/runtime v0.0.0\n", goVersion)
 	for _, s := range suites {
 		if s.Module != "" {
 			fmt.Fprintf(&b, "\t%s %s\n", s.Module, s.Version)
 		}
 	}
-	fmt.Fprintf(&b, ")\n\nreplace github.com/tigrisgo/tigris => %s\n", tigrisRoot)
-	sum, err := os.ReadFile(filepath.Join(tigrisRoot, "go.sum"))
+	fmt.Fprintf(&b, ")\n\nreplace github.com/tigrisgo/tigris/runtime => %s\n", filepath.Join(tigrisRoot, "runtime"))
+	sum, err := os.ReadFile(filepath.Join(tigrisRoot, "runtime", "go.sum"))
 	if err != nil {
 		return fmt.Errorf("reading tigris's go.sum: %w", err)
 	}
@@ -43,7 +43,7 @@ func WriteModule(dir, tigrisRoot, goVersion string, suites []Suite) error {
 		"go.sum":      sum,
 		"tigris.yaml": []byte(Config()),
 		// The monitor is imported so that go.sum covers its dependencies.
-		"compat.go": []byte("// Package tigriscompat is the compatibility harness's throwaway module.\npackage tigriscompat\n\nimport _ \"github.com/tigrisgo/tigris/monitor\"\n"),
+		"compat.go": []byte("// Package tigriscompat is the compatibility harness's throwaway module.\npackage tigriscompat\n\nimport _ \"github.com/tigrisgo/tigris/runtime/monitor\"\n"),
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o666); err != nil {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
-	"github.com/tigrisgo/tigris/monitor"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // analyzerFiles is a program whose functions run at very different, paced
@@ -26,7 +26,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tigrisgo/tigris/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor"
 )
 
 func Hot(i int) int  { return i*2 + 1 }

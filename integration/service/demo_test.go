@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // TestDemo runs a short `tigris demo` from the repository: the example builds

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Build setups users' CI jobs have (issue 10; ../shared/REFERENCES.md lists
@@ -107,15 +107,19 @@ func wantRecords(t *testing.T, pkgs map[string]int, names ...string) {
 	}
 }
 
-// TestSetupVendor: a module that vendors its dependencies, tigris included
-// (the tool line tigris init adds makes go mod vendor copy the monitor and its
-// admin endpoint), builds and tests with -mod=vendor, and nothing in vendor/,
+// TestSetupVendor: a module that vendors its dependencies, tigris's runtime
+// included (a tools.go that imports it, as docs/config.md says, makes go mod
+// vendor copy the monitor and its admin endpoint), builds and tests with -mod=vendor, and nothing in vendor/,
 // go.mod or go.sum changes ("inconsistent vendoring" after a tool edited go.mod
 // is what users of peer tools hit).
 func TestSetupVendor(t *testing.T) {
-	dir := toolModule(t, itest.ShopFiles)
+	files := map[string]string{"tools.go": itest.RuntimeImportFile}
+	for k, v := range itest.ShopFiles {
+		files[k] = v
+	}
+	dir := tidyModule(t, files)
 	itest.Go(t, dir, nil, "mod", "vendor")
-	if !itest.FileExists(filepath.Join(dir, "vendor", "github.com", "tigrisgo", "tigris", "monitor", "admin")) {
+	if !itest.FileExists(filepath.Join(dir, "vendor", "github.com", "tigrisgo", "tigris", "runtime", "monitor", "admin")) {
 		t.Fatal("go mod vendor did not copy the monitor's admin endpoint")
 	}
 	before := snapshot(t, dir)
@@ -130,23 +134,11 @@ func TestSetupVendor(t *testing.T) {
 	checkUntouched(t, dir, before)
 }
 
-// toolModule writes the module itest.NewModule would, with go.mod as tigris init
-// leaves it: tigris required as a tool (replaced to the repo), tidied.
-func toolModule(t *testing.T, files map[string]string) string {
+// tidyModule writes the module itest.NewModule would, with go.mod as tigris init
+// leaves it: the runtime module required (replaced to the checkout), tidied.
+func tidyModule(t *testing.T, files map[string]string) string {
 	t.Helper()
-	all := map[string]string{
-		"go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
-			"tool github.com/tigrisgo/tigris/cmd/tigris\n\nreplace github.com/tigrisgo/tigris => " + itest.RepoRoot + "\n",
-	}
-	for k, v := range files {
-		all[k] = v
-	}
-	dir := itest.NewModule(t, all)
-	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	itest.WriteFile(t, filepath.Join(dir, "go.sum"), string(sum))
+	dir := itest.NewModule(t, files)
 	itest.Go(t, dir, nil, "mod", "tidy")
 	return dir
 }
@@ -157,16 +149,15 @@ func toolModule(t *testing.T, files map[string]string) string {
 func TestSetupWorkspace(t *testing.T) {
 	itest.RequireGo(t)
 	ws := t.TempDir()
-	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "runtime", "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, content := range map[string]string{
 		"go.work":     "go " + itest.GoDirective + "\n\nuse (\n\t./app\n\t./lib\n)\n",
 		"tigris.yaml": itest.ShopConfig,
-		"app/go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\n" +
-			"replace github.com/tigrisgo/tigris => " + itest.RepoRoot + "\n",
-		"app/go.sum": string(sum),
+		"app/go.mod":  "module example.com/itest\n\ngo " + itest.GoDirective + "\n\n" + itest.RuntimeRequire(),
+		"app/go.sum":  string(sum),
 		"app/main.go": `package main
 
 import (
@@ -234,7 +225,7 @@ func main() { fmt.Println(greet.Hello("cmd")) }
 // has no tigris: built plain), runs tigris as a go tool, and go installs
 // tigris itself over the binary the go command is running as its toolexec.
 func TestSetupGlobalGOFLAGS(t *testing.T) {
-	dir := toolModule(t, itest.ShopFiles)
+	dir := tidyModule(t, itest.ShopFiles)
 	bin := t.TempDir() // the job's tigris, on PATH, and its GOBIN
 	data, err := os.ReadFile(itest.TigrisBin)
 	if err != nil {
@@ -265,14 +256,10 @@ func TestSetupGlobalGOFLAGS(t *testing.T) {
 		t.Errorf("the unrelated command links the monitor (read error %v)", err)
 	}
 
-	// The tool line's tigris, built through the toolexec: tigris's own packages
-	// are never instrumented.
-	if out := itest.Go(t, dir, env, "tool", "tigris", "version"); !strings.Contains(out, "tigris") {
-		t.Errorf("go tool tigris version printed %q", out)
-	}
-
-	// tigris itself, replacing the binary that runs as the toolexec.
-	itest.Go(t, dir, env, "install", "github.com/tigrisgo/tigris/cmd/tigris")
+	// tigris itself, built through the toolexec from the checkout (tigris's own
+	// packages are never instrumented), replacing the binary that runs as the
+	// toolexec.
+	itest.Go(t, itest.RepoRoot, env, "install", "./cmd/tigris")
 	if out, code := itest.Run(t, dir, nil, filepath.Join(bin, filepath.Base(itest.TigrisBin)), "version"); code != 0 || !strings.Contains(out, "tigris") {
 		t.Errorf("the reinstalled tigris does not run (exit %d):\n%s", code, out)
 	}
@@ -305,14 +292,14 @@ func TestSetupVersionMismatch(t *testing.T) {
 	itest.RequireGo(t)
 	old := t.TempDir()
 	for _, name := range []string{"go.mod", "go.sum"} {
-		data, err := os.ReadFile(filepath.Join(itest.RepoRoot, name))
+		data, err := os.ReadFile(filepath.Join(itest.RepoRoot, "runtime", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		itest.WriteFile(t, filepath.Join(old, name), string(data))
 	}
-	for _, d := range []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl"} {
-		files, _ := filepath.Glob(filepath.Join(itest.RepoRoot, filepath.FromSlash(d), "*"))
+	for _, d := range []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl", "internal/num"} {
+		files, _ := filepath.Glob(filepath.Join(itest.RepoRoot, "runtime", filepath.FromSlash(d), "*"))
 		for _, f := range files {
 			if fi, err := os.Stat(f); err != nil || fi.IsDir() || strings.HasSuffix(f, "_test.go") || filepath.Base(f) == "version.go" && d == "monitor" {
 				continue
@@ -324,13 +311,13 @@ func TestSetupVersionMismatch(t *testing.T) {
 			itest.WriteFile(t, filepath.Join(old, filepath.FromSlash(d), filepath.Base(f)), string(data))
 		}
 	}
-	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(itest.RepoRoot, "runtime", "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := itest.NewModule(t, map[string]string{
-		"go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris v0.9.0\n\n" +
-			"replace github.com/tigrisgo/tigris v0.9.0 => " + old + "\n",
+		"go.mod": "module example.com/itest\n\ngo " + itest.GoDirective + "\n\nrequire github.com/tigrisgo/tigris/runtime v0.9.0\n\n" +
+			"replace github.com/tigrisgo/tigris/runtime v0.9.0 => " + old + "\n",
 		"go.sum":      string(sum),
 		"tigris.yaml": itest.ShopConfig,
 		// No imports: the build reaches the instrumented package after
@@ -346,7 +333,7 @@ func TestSetupVersionMismatch(t *testing.T) {
 	for _, want := range []string{
 		"version mismatch", "generates code for monitor runtime version 1",
 		// (the go command shortens the path of the replacement relative to its directory)
-		"github.com/tigrisgo/tigris v0.9.0 => ", filepath.Base(old), "monitor runtime is version none",
+		"github.com/tigrisgo/tigris/runtime v0.9.0 => ", filepath.Base(old), "monitor runtime is version none",
 		"go tool tigris go build", "go get -tool github.com/tigrisgo/tigris/cmd/tigris@",
 	} {
 		if !strings.Contains(out, want) {

@@ -16,8 +16,9 @@
 // cross-build resolutions) lives in os.TempDir()/tigris-itest-cache, kept
 // between runs and away from the user's.
 //
-// Test modules (NewModule) require github.com/tigrisgo/tigris v0.0.0 with a
-// replace to the repo root and a copy of its go.sum, and are built with
+// Test modules (NewModule) require the runtime module
+// github.com/tigrisgo/tigris/runtime v0.0.0 with a replace to the repo's
+// runtime directory and a copy of its go.sum (RuntimeRequire), and are built with
 // GOFLAGS=-mod=mod, GOWORK=off, GOTOOLCHAIN=local and the inherited GOPROXY, so
 // everything resolves offline from the module cache.
 //
@@ -36,7 +37,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/writer"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 var (
@@ -167,19 +168,45 @@ func NewModuleAt(t *testing.T, path string, files map[string]string) string {
 	RequireGo(t)
 	dir := t.TempDir()
 	if _, ok := files["go.mod"]; !ok {
-		gomod := fmt.Sprintf("module %s\n\ngo %s\n\nrequire github.com/tigrisgo/tigris v0.0.0\n\nreplace github.com/tigrisgo/tigris => %s\n",
-			path, GoDirective, RepoRoot)
-		WriteFile(t, filepath.Join(dir, "go.mod"), gomod)
-		sum, err := os.ReadFile(filepath.Join(RepoRoot, "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		WriteFile(t, filepath.Join(dir, "go.sum"), string(sum))
+		WriteFile(t, filepath.Join(dir, "go.mod"), fmt.Sprintf("module %s\n\ngo %s\n\n%s", path, GoDirective, RuntimeRequire()))
+		WriteRuntimeSum(t, dir)
 	}
 	for name, content := range files {
 		WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
 	}
 	return dir
+}
+
+// RuntimeModule is the module instrumented binaries link.
+const RuntimeModule = "github.com/tigrisgo/tigris/runtime"
+
+// RuntimeRequire is the go.mod text that makes a test module link the runtime
+// module of this checkout: a require and a replace to the repo's runtime
+// directory, what `tigris init --dev` writes.
+func RuntimeRequire() string {
+	return fmt.Sprintf("require %s v0.0.0\n\nreplace %s => %s\n", RuntimeModule, RuntimeModule, filepath.Join(RepoRoot, "runtime"))
+}
+
+// RuntimeImportFile is a tools.go that makes go mod vendor copy the runtime
+// (docs/config.md, "Vendoring").
+const RuntimeImportFile = `//go:build tools
+
+package main
+
+import (
+	_ "github.com/tigrisgo/tigris/runtime/monitor"
+	_ "github.com/tigrisgo/tigris/runtime/monitor/admin"
+)
+`
+
+// WriteRuntimeSum writes a go.sum with what the runtime module needs into dir.
+func WriteRuntimeSum(t *testing.T, dir string) {
+	t.Helper()
+	sum, err := os.ReadFile(filepath.Join(RepoRoot, "runtime", "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	WriteFile(t, filepath.Join(dir, "go.sum"), string(sum))
 }
 
 func WriteFile(t *testing.T, name, content string) {

@@ -161,7 +161,7 @@ import (
 	"time"
 
 	"example.com/itest/shop"
-	"github.com/tigrisgo/tigris/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor"
 )
 
 func main() {

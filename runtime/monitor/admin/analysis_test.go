@@ -1,0 +1,111 @@
+package admin
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// resetAnalysis restores the analysis settings after a test; disabling analysis
+// also drops the modes a cycle chose.
+func resetAnalysis(t *testing.T) {
+	t.Helper()
+	orig := monitor.Analysis()
+	t.Cleanup(func() {
+		if err := monitor.SetAnalysis(orig); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// cycle decodes a monitor.Cycle; its partitions stay raw, as no test here
+// looks at them.
+type cycle struct {
+	monitor.Cycle
+	Partitions json.RawMessage `json:"partitions"`
+}
+
+type history struct {
+	Cycles []cycle `json:"cycles"`
+}
+
+func TestAnalysisSettings(t *testing.T) {
+	resetAnalysis(t)
+	a := decode[settings.Analysis](t, do(t, h, "GET", Prefix+"analysis", ""), 200)
+	if a.Enabled || a.Interval != settings.Duration(60e9) || a.Metrics["frequent"] != "count" {
+		t.Fatalf("initial analysis %+v", a)
+	}
+
+	// Fields left out keep their values; metrics merge.
+	got := decode[settings.Analysis](t, do(t, h, "PUT", Prefix+"analysis", `{"criteria": "most frequent ∪ more expensive", "window": "5m", "metrics": {"expensive": "errors"}}`), 200)
+	if got.Criteria != "most frequent ∪ more expensive" || got.Window != settings.Duration(300e9) || got.Interval != a.Interval ||
+		got.Metrics["expensive"] != "errors" || got.Metrics["frequent"] != "count" || got.Enabled {
+		t.Errorf("after PUT: %+v", got)
+	}
+	if m := monitor.Analysis(); m.Criteria != got.Criteria {
+		t.Errorf("monitor has criteria %q", m.Criteria)
+	}
+
+	for _, c := range []struct {
+		body, field string
+		column      int
+		want        string
+	}{
+		{`{"criteria": "most frequnt"}`, "criteria", 6, "expected a criterion"},
+		{`{"criteria": "(most frequent"}`, "criteria", 15, ""},
+		{`{"enabled": true, "criteria": " "}`, "criteria", 0, "empty filter"},
+		{`{"interval": "-1s"}`, "interval", 0, "not a positive duration"},
+		{`{"budget": 1.5}`, "budget", 0, "out of range"},
+		{`{"metrics": {"frequent": "loudness"}}`, "metrics", 0, "loudness"},
+		{`{"interval": 5}`, "", 0, "is not a duration"},
+		{`{"every": "1m"}`, "", 0, `unknown field "every"`},
+		{`["most frequent"]`, "", 0, "not a JSON object"},
+		{``, "", 0, "empty request body"},
+	} {
+		wantError(t, do(t, h, "PUT", Prefix+"analysis", c.body), 400, c.field, c.column, c.want)
+	}
+	if after := monitor.Analysis(); after.Criteria != got.Criteria || after.Interval != got.Interval || after.Metrics["frequent"] != "count" {
+		t.Errorf("a bad request changed the analysis settings: %+v", after)
+	}
+}
+
+func TestAnalysisRunAndHistory(t *testing.T) {
+	reset(t)
+	resetAnalysis(t)
+	decode[settings.Analysis](t, do(t, h, "PUT", Prefix+"analysis", `{"criteria": "most frequent"}`), 200)
+	for left := 500; left > 0; left-- {
+		call(find, nil)
+	}
+	for i := 0; i < 5; i++ {
+		call(save, nil)
+		call(weird, nil)
+		for k := 0; k < i; k++ {
+			call(weird, nil)
+		}
+	}
+	c := decode[cycle](t, do(t, h, "POST", Prefix+"analysis/run", ""), 200)
+	if c.Seq == 0 || c.Trigger != "manual" || c.Candidates < 3 || c.Criteria == "" {
+		t.Errorf("cycle %+v", c)
+	}
+	findSig := "test.example/shop.(*Store).Find(int) (string, error)"
+	if !slices.Contains(c.Selected, findSig) {
+		t.Errorf("most frequent did not select Find: %v", c.Selected)
+	}
+	hist := decode[history](t, do(t, h, "GET", Prefix+"analysis/history", ""), 200)
+	if n := len(hist.Cycles); n == 0 || hist.Cycles[n-1].Seq != c.Seq {
+		t.Errorf("history does not end with cycle %d: %+v", c.Seq, hist.Cycles)
+	}
+
+	// Criteria that name an unbound criterion cannot run: 409, kept in history.
+	if err := monitor.SetAnalysis(settings.Analysis{Criteria: "", Interval: settings.Duration(60e9)}); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, do(t, h, "POST", Prefix+"analysis/run", ""), 409, "", 0, "analysis cycle failed")
+	hist = decode[history](t, do(t, h, "GET", Prefix+"analysis/history", ""), 200)
+	if last := hist.Cycles[len(hist.Cycles)-1]; last.Err == "" {
+		t.Errorf("the failed cycle is not in the history: %+v", last)
+	}
+}

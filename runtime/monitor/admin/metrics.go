@@ -1,0 +1,125 @@
+package admin
+
+import (
+	"bytes"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// metricsContentType is the Prometheus text exposition format, version 0.0.4.
+const metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+// metrics writes the coarse statistics in the Prometheus text format. Per-probe
+// series carry one label, signature (unique within a binary). Probes that are off
+// and were never called are left out, so a binary with thousands of idle probes
+// does not flood the scraper; ?pointcut= and ?mode= narrow the set further.
+func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
+	f, err := parseFilter(r)
+	if err != nil {
+		return err
+	}
+	rows := slices.DeleteFunc(f.stats(), func(s monitor.Stats) bool { return s.Count == 0 && s.Mode == settings.Off })
+
+	var b bytes.Buffer
+	perProbe := func(name, typ, help string, value func(*monitor.Stats) float64) {
+		header(&b, name, typ, help)
+		for i := range rows {
+			sample(&b, name, rows[i].Signature, value(&rows[i]))
+		}
+	}
+	perProbe("tigris_probe_calls_total", "counter", "Calls of the function measured since the program started (coarse or fine mode).",
+		func(s *monitor.Stats) float64 { return float64(s.Count) })
+	perProbe("tigris_probe_errors_total", "counter", "Measured calls that returned a non-nil error.",
+		func(s *monitor.Stats) float64 { return float64(s.Errors) })
+	perProbe("tigris_probe_panics_total", "counter", "Measured calls that panicked.",
+		func(s *monitor.Stats) float64 { return float64(s.Panics) })
+	perProbe("tigris_probe_duration_seconds_total", "counter", "Time spent in measured calls, summed; rate() of it over rate() of calls is the mean duration.",
+		func(s *monitor.Stats) float64 { return float64(s.Count) * s.MeanNs / 1e9 })
+	perProbe("tigris_probe_duration_mean_seconds", "gauge", "Mean duration of the measured calls since the program started.",
+		func(s *monitor.Stats) float64 { return s.MeanNs / 1e9 })
+	perProbe("tigris_probe_duration_stddev_seconds", "gauge", "Standard deviation of the duration of the measured calls.",
+		func(s *monitor.Stats) float64 { return s.StdDevNs / 1e9 })
+	perProbe("tigris_probe_concurrency", "gauge", "Mean number of goroutines inside the function (arrival rate × mean duration).",
+		func(s *monitor.Stats) float64 { return s.Concurrency })
+	perProbe("tigris_probe_mode", "gauge", "Current probe mode: 0 off, 1 coarse, 2 fine.",
+		func(s *monitor.Stats) float64 { return modeValue(s.Mode) })
+
+	global := func(name, typ, help string, v float64) {
+		header(&b, name, typ, help)
+		b.WriteString(name)
+		b.WriteByte(' ')
+		b.WriteString(formatValue(v))
+		b.WriteByte('\n')
+	}
+	global("tigris_sampling_ratio", "gauge", "Share of fine-mode traces recorded.", monitor.Sampling())
+	ws := writerState()
+	global("tigris_writer_queued_records", "gauge", "Records accepted by the writer and not yet written or dropped.", float64(ws.Queued))
+	global("tigris_writer_written_records_total", "counter", "Records written to trace files.", float64(ws.Written))
+	global("tigris_writer_dropped_records_total", "counter", "Records lost (queue full, write errors, writes after close).", float64(ws.Dropped))
+	global("tigris_writer_bytes_total", "counter", "Bytes written to trace files, framing included.", float64(ws.Bytes))
+	global("tigris_writer_errors_total", "counter", "Failed create, write, rotate and close calls of the writer.", float64(ws.Errors))
+
+	w.Header().Set("Content-Type", metricsContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write(b.Bytes())
+	return nil
+}
+
+func modeValue(m settings.Mode) float64 {
+	switch m {
+	case settings.Coarse:
+		return 1
+	case settings.Fine:
+		return 2
+	}
+	return 0
+}
+
+func header(b *bytes.Buffer, name, typ, help string) {
+	b.WriteString("# HELP ")
+	b.WriteString(name)
+	b.WriteByte(' ')
+	b.WriteString(escapeHelp(help))
+	b.WriteString("\n# TYPE ")
+	b.WriteString(name)
+	b.WriteByte(' ')
+	b.WriteString(typ)
+	b.WriteByte('\n')
+}
+
+func sample(b *bytes.Buffer, name, signature string, v float64) {
+	b.WriteString(name)
+	b.WriteString(`{signature="`)
+	b.WriteString(escapeLabel(signature))
+	b.WriteString(`"} `)
+	b.WriteString(formatValue(v))
+	b.WriteByte('\n')
+}
+
+// escapeLabel escapes a label value: backslash, double quote and line feed are
+// the three characters the text format requires escaped.
+var escapeLabel = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace
+
+// escapeHelp escapes a HELP text: backslash and line feed.
+var escapeHelp = strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace
+
+// formatValue writes a sample value as the text format wants it: Go float
+// syntax, with +Inf, -Inf and NaN spelled that way.
+func formatValue(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

@@ -1,0 +1,178 @@
+package monitor
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/tigrisgo/tigris/runtime/pointcut"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// Rule is a run-time mode rule: every probe whose function matches Pattern (a
+// pointcut expression such as "execution(* example.com/shop/repo.*(..))") gets Mode.
+type Rule = settings.Rule
+
+// Mode is a probe mode: "off", "coarse" or "fine".
+type Mode = settings.Mode
+
+// AddRule appends a manual rule; it wins over earlier rules, the analyzer and the
+// configuration. It returns the rule's index. An invalid pattern or mode changes
+// nothing and returns an error with the column.
+func AddRule(r Rule) (int, error) {
+	rs, err := compileRules([]settings.Rule{r})
+	if err != nil {
+		return 0, err
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.manual = append(registry.manual, rs...)
+	reevaluate()
+	return len(registry.manual) - 1, nil
+}
+
+// SetRules replaces all manual rules at once (nil clears them).
+func SetRules(rules []Rule) error {
+	rs, err := compileRules(rules)
+	if err != nil {
+		return err
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	registry.manual = rs
+	reevaluate()
+	return nil
+}
+
+// DeleteRule removes the manual rule at index i.
+func DeleteRule(i int) error {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if i < 0 || i >= len(registry.manual) {
+		return fmt.Errorf("no rule %d (have %d)", i, len(registry.manual))
+	}
+	registry.manual = append(registry.manual[:i:i], registry.manual[i+1:]...)
+	reevaluate()
+	return nil
+}
+
+// Rules returns the configured rules followed by the manual ones, in evaluation
+// order (the last match wins).
+func Rules() (configured, manual []Rule) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	for _, r := range registry.base {
+		configured = append(configured, r.Rule)
+	}
+	for _, r := range registry.manual {
+		manual = append(manual, r.Rule)
+	}
+	return configured, manual
+}
+
+// SetSampling sets the share of fine-mode traces recorded, in [0,1].
+func SetSampling(rate float64) error {
+	if !(rate >= 0 && rate <= 1) {
+		return fmt.Errorf("sampling %v out of range (want 0..1, e.g. 0.1 for 10%%)", rate)
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	setSamplingLocked(rate)
+	return nil
+}
+
+func setSamplingLocked(rate float64) {
+	registry.cfg.Sampling = rate
+	applySamplingLocked()
+}
+
+// Sampling returns the configured sampling rate. The rate in force may be lower
+// while the overhead budget limits it (EffectiveSampling).
+func Sampling() float64 {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return registry.cfg.Sampling
+}
+
+// ProbeStatus describes one probe for listings.
+type ProbeStatus struct {
+	ID        uint32        `json:"id"`
+	Signature string        `json:"signature"`
+	File      string        `json:"file"`
+	Line      int           `json:"line"`
+	Mode      settings.Mode `json:"mode"`
+}
+
+// Probes lists the probes whose function matches filter (nil: all), by id.
+func Probes(filter *pointcut.Pointcut) []ProbeStatus {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var out []ProbeStatus
+	for i, p := range registry.probes {
+		if filter != nil && !filter.MatchExecution(&registry.sigs[i]) {
+			continue
+		}
+		out = append(out, ProbeStatus{
+			ID: p.id, Signature: p.info.Signature(), File: p.info.File, Line: p.info.Line,
+			Mode: modeName(p.mode.Load()),
+		})
+	}
+	return out
+}
+
+// Stats are one probe's coarse statistics over some span of time.
+type Stats struct {
+	ID        uint32        `json:"id"`
+	Signature string        `json:"signature"`
+	Mode      settings.Mode `json:"mode"`
+	Count     uint64        `json:"count"`
+	// MeanNs and StdDevNs describe the duration of calls, in nanoseconds.
+	MeanNs   float64 `json:"meanNs"`
+	StdDevNs float64 `json:"stdDevNs"`
+	Errors   uint64  `json:"errors"`
+	Panics   uint64  `json:"panics"`
+	// Concurrency is the mean number of goroutines inside the function, by Little's
+	// law (arrival rate × mean duration): no shared counter on the hot path.
+	Concurrency float64 `json:"concurrency"`
+	// InterArrivalNs is the mean gap between calls: span / count.
+	InterArrivalNs float64 `json:"interArrivalNs"`
+	// ResultSizeMean and ResultSizeSD summarise the size of the first result
+	// (changeability), over the calls that reported one.
+	ResultSizeMean float64 `json:"resultSizeMean"`
+	ResultSizeSD   float64 `json:"resultSizeSD"`
+	// Sized is the number of calls that reported a result size; with 0 the size
+	// metrics are unknown rather than zero.
+	Sized      uint64 `json:"sized"`
+	Cyclomatic int    `json:"cyclomatic"`
+	Statements int    `json:"statements"`
+	Params     int    `json:"params"`
+}
+
+// Snapshot returns every probe's statistics since the program started, by id.
+func Snapshot() []Stats {
+	registry.mu.Lock()
+	probes := append([]*Probe(nil), registry.probes...)
+	registry.mu.Unlock()
+	span := float64(nanotime() - startNanos)
+	out := make([]Stats, 0, len(probes))
+	for _, p := range probes {
+		out = append(out, p.statsOf(p.stats.total(), span))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (p *Probe) statsOf(t totals, spanNs float64) Stats {
+	s := Stats{
+		ID: p.id, Signature: p.info.Signature(), Mode: modeName(p.mode.Load()),
+		Count: uint64(t.time.N), MeanNs: t.time.Mean, StdDevNs: math.Sqrt(t.time.variance()),
+		Errors: t.errs, Panics: t.panics,
+		ResultSizeMean: t.size.Mean, ResultSizeSD: math.Sqrt(t.size.variance()), Sized: uint64(t.size.N),
+		Cyclomatic: p.info.Cyclomatic, Statements: p.info.Statements, Params: len(p.info.Params),
+	}
+	if s.Count > 0 && spanNs > 0 {
+		s.InterArrivalNs = spanNs / float64(s.Count)
+		s.Concurrency = float64(s.Count) / spanNs * s.MeanNs
+	}
+	return s
+}

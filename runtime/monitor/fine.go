@@ -1,0 +1,118 @@
+package monitor
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/tigrisgo/tigris/runtime/writer"
+)
+
+// traceCtx is the per-goroutine trace context (Kieker's trace id, order index and
+// stack depth). It lives behind the goroutine-local slot and is touched only by its
+// own goroutine. A g struct is reused for later goroutines, so goid tells whether
+// the context still belongs to the running goroutine.
+//
+// A new goroutine starts a new trace: contexts are never shared, so no atomics are
+// needed, and the call tree of a trace stays a tree within one goroutine. The
+// record's GID field lets readers relate traces of the same goroutine.
+type traceCtx struct {
+	goid    uint64
+	trace   uint64
+	eoi     uint32
+	ess     uint32
+	sampled bool
+	// rec is the record being handed to the sink. A local would escape (Sink.Write
+	// is an interface call) and cost an allocation per fine call; a sink must not
+	// retain the record, and only this goroutine uses its context.
+	rec writer.Record
+}
+
+var lastTrace atomic.Uint64
+
+// enterFine takes the trace context at entry: order index and depth, and at a trace
+// root whether this trace is sampled. Sampling is per trace, so a recorded trace is
+// complete.
+func (c *Call) enterFine() {
+	ctx := context()
+	if ctx.ess == 0 {
+		ctx.trace = lastTrace.Add(1)
+		ctx.eoi = 0
+		ctx.sampled = sampled()
+	}
+	c.fine = flagFine | uint64(ctx.ess&essMask)<<essShift
+	ctx.ess++
+	// An unsampled call still counts in the depth, so its callees are not roots.
+	if ctx.sampled {
+		c.fine |= flagSampled | uint64(ctx.eoi)
+		ctx.eoi++
+	}
+}
+
+// context returns the running goroutine's trace context, creating it on the
+// goroutine's first fine call.
+func context() *traceCtx {
+	sp, id := slot()
+	ctx := (*traceCtx)(*sp)
+	if ctx == nil || ctx.goid != id {
+		ctx = &traceCtx{goid: id}
+		*sp = unsafe.Pointer(ctx)
+	}
+	return ctx
+}
+
+// sampleThreshold is the sampling rate scaled to 2^32; a call is sampled when a
+// cheap random number falls below it. 1<<32 means every call.
+var sampleThreshold atomic.Uint64
+
+func init() { sampleThreshold.Store(1 << 32) }
+
+func sampled() bool {
+	t := sampleThreshold.Load()
+	return t >= 1<<32 || uint64(cheaprand()) < t
+}
+
+func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
+	ctx := context()
+	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
+	if c.fine&flagSampled == 0 {
+		return
+	}
+	s := currentSink()
+	if s == nil {
+		return
+	}
+	c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
+	fineRecords.Add(1)
+}
+
+// record hands the call's record to s. It is split from exitFine so the budget's
+// calibration can time the real record path into a private sink.
+func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
+	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
+		s.Define(p.def())
+	}
+	r := &ctx.rec
+	*r = writer.Record{
+		Probe: p.id, EOI: c.eoi(), ESS: c.ess(), Trace: ctx.trace, GID: ctx.goid,
+		TIn: c.t0, TOut: t1,
+	}
+	if failed {
+		r.Flags |= writer.FlagError
+	}
+	if panicked {
+		r.Flags |= writer.FlagPanic
+	}
+	if hasSize && summaries.Load() {
+		r.Flags |= writer.FlagSize
+		r.Size = size
+	}
+	s.Write(r)
+}
+
+// summaries is settings.Runtime.Summaries: whether fine records carry the
+// result size. The coarse statistics keep the sizes' spread either way (the
+// changeable criterion needs it).
+var summaries atomic.Bool
+
+// fineRecords counts records handed to the sink (the budget controller reads it).
+var fineRecords atomic.Uint64

@@ -1,0 +1,262 @@
+package monitor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tigrisgo/tigris/runtime/pointcut"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// registry holds every probe of the binary and the rules that set their modes.
+// Everything here is off the hot path and guarded by mu.
+var registry struct {
+	mu     sync.Mutex
+	probes []*Probe
+	sigs   []pointcut.Signature // parallel to probes, for rule matching
+	cfg    settings.Runtime
+	// base are the configured rules (tigris.yaml, TIGRIS_RULES); manual are the
+	// rules people add at run time (API, admin endpoint). Manual rules win over the
+	// analyzer, whose choices win over base rules.
+	base, manual []compiledRule
+	analyzer     map[uint32]uint32 // probe id → mode chosen by the last analysis
+	configured   bool
+	sinkChosen   bool // the writer was opened, or SetSink chose a sink
+}
+
+type compiledRule struct {
+	settings.Rule
+	pc *pointcut.Pointcut
+}
+
+var started atomic.Bool
+
+// linkedSettings holds the run-time settings of the build. The tigris link
+// proxy sets it with -X (see rewriter.Session.LinkFlags): settings live in the
+// linker's input, not the compiler's, so changing them recompiles nothing.
+var linkedSettings string
+
+// Register adds a package's probes. Generated code calls it from init with
+// embedded == "", which stands for the settings linked into the binary; tests
+// and programs that register probes by hand pass settings in the encoding of
+// settings.Runtime.Encode. The first call applies the settings. It never
+// panics: bad metadata is reported and the package's probes stay off.
+func Register(embedded string, probes []Probe, infos []ProbeInfo) {
+	defer recoverInternal("register")
+	if len(probes) != len(infos) {
+		report(fmt.Errorf("register: %d probes but %d descriptions; probes stay off", len(probes), len(infos)))
+		return
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if !registry.configured {
+		configure(embedded)
+	}
+	for i := range probes {
+		p := &probes[i]
+		p.id = uint32(len(registry.probes) + 1)
+		p.info = &infos[i]
+		p.stats = newStripes()
+		registry.probes = append(registry.probes, p)
+		registry.sigs = append(registry.sigs, infos[i].signature())
+		m := modeOf(len(registry.probes) - 1)
+		p.mode.Store(m)
+		if m == modeFine {
+			ensureWriterLocked()
+		}
+	}
+	startOnce.Do(start)
+}
+
+// configure applies the embedded settings and TIGRIS_* overrides. A bad override
+// is reported and ignored as a whole, so the build's settings still apply.
+func configure(embedded string) {
+	registry.configured = true
+	if embedded == "" {
+		embedded = linkedSettings
+	}
+	cfg, err := settings.Decode(embedded)
+	if embedded == "" {
+		// Linked without tigris's link step (the linker flag is missing).
+		err = errors.New("none linked into the binary (was it linked through tigris toolexec?)")
+	}
+	if err != nil {
+		report(fmt.Errorf("embedded settings: %v; using defaults", err))
+		cfg = settings.Default()
+	}
+	withEnv := cfg
+	if err := settings.ApplyEnv(&withEnv, os.Getenv); err != nil {
+		report(fmt.Errorf("ignoring TIGRIS_* overrides: %v", err))
+	} else if err := withEnv.Validate(); err != nil {
+		report(fmt.Errorf("ignoring TIGRIS_* overrides: %v", err))
+	} else {
+		cfg = withEnv
+	}
+	registry.cfg = cfg
+	summaries.Store(cfg.Summaries)
+	named := make([]pointcut.Named, len(cfg.Pointcuts))
+	for i, n := range cfg.Pointcuts {
+		named[i] = pointcut.Named{Name: n.Name, Expr: n.Expr}
+	}
+	if env, err := pointcut.NewEnv(named); err != nil {
+		report(fmt.Errorf("named pointcuts: %v", err))
+	} else {
+		patterns.Store(env)
+	}
+	base, err := compileRules(cfg.Rules)
+	if err != nil {
+		report(fmt.Errorf("rules: %v", err))
+	}
+	registry.base = base
+	setSamplingLocked(cfg.Sampling)
+}
+
+func compileRules(rules []settings.Rule) ([]compiledRule, error) {
+	out := make([]compiledRule, 0, len(rules))
+	for _, r := range rules {
+		m, err := parseMode(r.Mode)
+		if err != nil {
+			return out, err
+		}
+		_ = m
+		pc, err := parsePattern(r.Pattern)
+		if err != nil {
+			return out, fmt.Errorf("rule %q: %w", r.Pattern, err)
+		}
+		out = append(out, compiledRule{Rule: r, pc: pc})
+	}
+	return out, nil
+}
+
+// patterns resolves the named pointcuts of the configuration in rule patterns.
+var patterns atomic.Pointer[pointcut.Env]
+
+// parsePattern parses a pointcut expression; names of the configuration's named
+// pointcuts resolve.
+func parsePattern(expr string) (*pointcut.Pointcut, error) {
+	if env := patterns.Load(); env != nil {
+		return env.Parse(expr)
+	}
+	return pointcut.Parse(expr)
+}
+
+// ParsePattern parses a pointcut expression as rules and probe filters do.
+func ParsePattern(expr string) (*pointcut.Pointcut, error) { return parsePattern(expr) }
+
+func parseMode(m settings.Mode) (uint32, error) {
+	switch m {
+	case settings.Off:
+		return modeOff, nil
+	case settings.Coarse:
+		return modeCoarse, nil
+	case settings.Fine:
+		return modeFine, nil
+	}
+	return 0, fmt.Errorf("%q is not a mode (want off, coarse or fine)", m)
+}
+
+func modeName(m uint32) settings.Mode {
+	switch m {
+	case modeCoarse:
+		return settings.Coarse
+	case modeFine:
+		return settings.Fine
+	}
+	return settings.Off
+}
+
+// modeOf evaluates the layers for probe index i: default, base rules (last match
+// wins), the analyzer's choice, manual rules (last match wins).
+func modeOf(i int) uint32 {
+	m := baseModeOf(i)
+	sig := &registry.sigs[i]
+	if am, ok := registry.analyzer[registry.probes[i].id]; ok {
+		m = am
+	}
+	for j := len(registry.manual) - 1; j >= 0; j-- {
+		if registry.manual[j].pc.MatchExecution(sig) {
+			m, _ = parseMode(registry.manual[j].Mode)
+			break
+		}
+	}
+	return m
+}
+
+// baseModeOf is the mode the configuration alone gives probe index i: the default
+// and the base rules. The analyzer leaves probes it says off alone.
+func baseModeOf(i int) uint32 {
+	m, _ := parseMode(registry.cfg.Mode)
+	sig := &registry.sigs[i]
+	for j := len(registry.base) - 1; j >= 0; j-- {
+		if registry.base[j].pc.MatchExecution(sig) {
+			m, _ = parseMode(registry.base[j].Mode)
+			break
+		}
+	}
+	return m
+}
+
+// reevaluate sets every probe's mode after a rule change: once per change, never
+// on the hot path.
+func reevaluate() {
+	for i, p := range registry.probes {
+		m := modeOf(i)
+		p.mode.Store(m)
+		if m == modeFine {
+			ensureWriterLocked()
+		}
+	}
+}
+
+func (in *ProbeInfo) signature() pointcut.Signature {
+	return pointcut.Signature{
+		Package: in.Package, Recv: in.Recv, RecvPtr: in.RecvPtr, Name: in.Name,
+		Params: in.Params, Results: in.Results, File: in.File, Line: in.Line,
+		Flags: pointcut.Flags(in.Flags),
+	}
+}
+
+// Signature renders the probe's Go signature, e.g.
+// "example.com/shop/repo.(*Store).Find(int) (Owner, error)". Generic functions
+// and methods of generic types get "[...]" where Go's own symbol names have it
+// (tracebacks, pprof): "shop.Max[...](T, T) T", "shop.(*Stack[...]).Pop() (T, bool)".
+func (in *ProbeInfo) Signature() string {
+	generic := ""
+	if pointcut.Flags(in.Flags).Has(pointcut.Generic) {
+		generic = "[...]"
+	}
+	s := in.Package + "."
+	switch {
+	case in.Recv != "" && in.RecvPtr:
+		s += "(*" + in.Recv + generic + ")."
+	case in.Recv != "":
+		s += in.Recv + generic + "."
+	}
+	s += in.Name
+	if in.Recv == "" {
+		s += generic
+	}
+	s += "(" + join(in.Params) + ")"
+	switch len(in.Results) {
+	case 0:
+	case 1:
+		s += " " + in.Results[0]
+	default:
+		s += " (" + join(in.Results) + ")"
+	}
+	return s
+}
+
+func join(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
