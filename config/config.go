@@ -13,6 +13,12 @@ import (
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
+// The values of monitor.inlinable.
+const (
+	InlinableSkip  = "skip"
+	InlinableProbe = "probe"
+)
+
 // FileName is the name Find looks for.
 const FileName = "tigris.yaml"
 
@@ -43,6 +49,16 @@ type Config struct {
 	// Std allows instrumenting standard-library packages (monitor.std). Without it
 	// the rewriter skips them whatever Instrument says.
 	Std bool
+	// Inlinable says what happens to a matched function that the compiler
+	// inlines in a plain build (monitor.inlinable): InlinableSkip (the default)
+	// leaves it without a probe, so that inlining and escape decisions stay
+	// those of the plain build; InlinableProbe instruments it anyway.
+	Inlinable string
+	// AdminLink links the admin HTTP endpoint into instrumented binaries
+	// (admin.link; by default on exactly when admin.listen is set), so that
+	// admin.listen or TIGRIS_ADMIN can start it. Without it the binary carries
+	// no net/http for tigris.
+	AdminLink bool
 
 	// Runtime is what the instrumented binary starts with. It has passed
 	// settings.Runtime.Validate, its rule patterns parse in Env, and its criteria
@@ -57,7 +73,7 @@ func Default() *Config {
 	if err != nil {
 		panic("config: empty pointcut environment: " + err.Error()) // a bug in pointcut
 	}
-	return &Config{Env: env, Runtime: settings.Default()}
+	return &Config{Env: env, Runtime: settings.Default(), Inlinable: InlinableSkip}
 }
 
 // Load reads and parses the file at path. Errors about the content are an
@@ -108,7 +124,8 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // BuildHash returns a SHA-256 digest of what in c changes compiler output: the
-// named pointcuts, the include and exclude lists and Std. The run-time settings
+// named pointcuts, the include and exclude lists, Std, Inlinable and
+// AdminLink. The run-time settings
 // do not take part: they are linked into the binary (see rewriter), so changing
 // them relinks and recompiles nothing. Like Hash it is computed from parsed
 // values.
@@ -118,7 +135,9 @@ func (c *Config) BuildHash() []byte {
 		Named            []pointcut.Named
 		Include, Exclude []string
 		Std              bool
-	}{"tigris.yaml/build/1", c.Named, c.Include, c.Exclude, c.Std})
+		Inlinable        string
+		AdminLink        bool
+	}{"tigris.yaml/build/2", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.AdminLink})
 	if err != nil {
 		panic(err) // only strings, slices of them and a bool: cannot fail
 	}
@@ -136,8 +155,10 @@ func (c *Config) Hash() []byte {
 		Named            []pointcut.Named
 		Include, Exclude []string
 		Std              bool
+		Inlinable        string
+		AdminLink        bool
 		Runtime          settings.Runtime
-	}{"tigris.yaml/1", c.Named, c.Include, c.Exclude, c.Std, c.Runtime})
+	}{"tigris.yaml/2", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.AdminLink, c.Runtime})
 	if err != nil {
 		// Only a NaN in a float field gets here; it still needs a stable digest.
 		b = fmt.Appendf(nil, "%#v", c.Runtime)

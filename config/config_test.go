@@ -178,7 +178,7 @@ func TestErrors(t *testing.T) {
 		{"unknown key list", "writer:\n  colour: red\n",
 			[]string{`tigris.yaml:2:3: writer: unknown key "colour" (want mode, path, queue, on-full, rotate or flush)`}},
 		{"unknown key far from all", "monitor:\n  fine: x\n",
-			[]string{`tigris.yaml:2:3: monitor: unknown key "fine" (want include, exclude, std, mode, rules, sampling or summaries)`}},
+			[]string{`tigris.yaml:2:3: monitor: unknown key "fine" (want include, exclude, std, inlinable, mode, rules, sampling or summaries)`}},
 		{"repeated key", "monitor:\n  mode: fine\n  mode: off\n",
 			[]string{`tigris.yaml:3:3: monitor.mode: set twice (first on line 2)`}},
 		{"merge key", "a: &a {mode: fine}\n",

@@ -34,6 +34,10 @@ func Parse(filename string, data []byte) (*Config, error) {
 		d.resolve()
 		d.validate()
 	}
+	if !d.adminLinkSet {
+		// An endpoint configured in the file is one the user means to use.
+		d.cfg.AdminLink = d.cfg.Runtime.Admin.Listen != ""
+	}
 	if len(d.errs) > 0 {
 		d.errs.sort()
 		return nil, d.errs
@@ -62,6 +66,8 @@ type decoder struct {
 	rules      []exprNode
 	criteria   *yaml.Node
 	metricKeys []*yaml.Node
+	// adminLinkSet reports that admin.link was written.
+	adminLinkSet bool
 }
 
 // namedNode is where a named pointcut was written.
@@ -378,6 +384,14 @@ func parseRotate(s string) (int64, error) {
 	return settings.ParseSize(s)
 }
 
+func parseInlinable(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case InlinableSkip, InlinableProbe:
+		return v, nil
+	}
+	return "", fmt.Errorf("%q is not an inlinable policy (want skip or probe)", s)
+}
+
 func parseBudget(s string) (float64, error) {
 	if strings.EqualFold(strings.TrimSpace(s), "off") {
 		return 0, nil
@@ -400,6 +414,7 @@ func (d *decoder) document(root *yaml.Node) {
 				{"include", func(key string, _, n *yaml.Node) { d.include = d.exprList(n, key) }},
 				{"exclude", func(key string, _, n *yaml.Node) { d.exclude = d.exprList(n, key) }},
 				{"std", set(d, &d.cfg.Std, "", "true or false", settings.ParseBool)},
+				{"inlinable", set(d, &d.cfg.Inlinable, "", "skip or probe", parseInlinable)},
 				{"mode", set(d, &r.Mode, "mode", "a mode", settings.ParseMode)},
 				{"rules", d.rulesList},
 				{"sampling", set(d, &r.Sampling, "sampling", "a percentage", settings.ParsePercent)},
@@ -439,6 +454,10 @@ func (d *decoder) document(root *yaml.Node) {
 			d.mapping(n, key, "a mapping of admin settings", []field{
 				{"listen", set(d, &a.Listen, "admin.listen", "host:port", parseString)},
 				{"token", set(d, &a.Token, "admin.token", "a string", parseString)},
+				{"link", func(key string, k, n *yaml.Node) {
+					d.adminLinkSet = !isNull(n)
+					set(d, &d.cfg.AdminLink, "", "true or false", settings.ParseBool)(key, k, n)
+				}},
 			})
 		}},
 	})

@@ -18,9 +18,12 @@ const (
 	tigrisModule = "github.com/tigrisgo/tigris"
 	monitorPath  = runtimeModule + "/monitor"
 	adminPath    = monitorPath + "/admin"
+	atexitPath   = monitorPath + "/atexit"
 	// Generated names carry a prefix no user writes, so they cannot collide.
-	alias     = "__tigris"
-	probesVar = "__tigris_p"
+	alias       = "__tigris"
+	atexitAlias = "__tigris_atexit"
+	adminAlias  = "__tigris_admin"
+	probesVar   = "__tigris_p"
 )
 
 // neverInstrument lists packages whose functions run underneath the monitor's own
@@ -61,21 +64,11 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	if !s.Active() {
 		return false, nil
 	}
-	switch job.ImportPath {
-	case "runtime":
-		return patchRuntime(job)
-	case "os/signal":
-		return patchSignal(job)
-	case monitorPath:
-		return patchMonitor(job)
-	}
 	if why := s.packageExcluded(job.ImportPath, job.Std); why != "" {
 		return false, nil
 	}
 	pkgPath := sourceImportPath(job)
-	isMain := job.ImportPath == "main"
-	mayMatch := s.cfg.Instrument.MayMatchPackage(pkgPath)
-	if !mayMatch && !isMain {
+	if !s.cfg.Instrument.MayMatchPackage(pkgPath) {
 		s.logf("%s: skipped, no pointcut can match the package", pkgPath)
 		return false, nil
 	}
@@ -83,20 +76,17 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	if err := pj.parse(); err != nil {
 		return false, err
 	}
-	if mayMatch {
-		if err := pj.typeCheck(); err != nil {
-			// The compiler reports the user's own errors better than we could.
-			return false, fmt.Errorf("type-checking %s: %w", pkgPath, err)
-		}
+	if err := pj.typeCheck(); err != nil {
+		// The compiler reports the user's own errors better than we could.
+		return false, fmt.Errorf("type-checking %s: %w", pkgPath, err)
 	}
 	pj.edits = make([][]edit, len(pj.files))
 	for i := range pj.files {
-		pj.instrumentFile(i, mayMatch, isMain)
+		pj.instrumentFile(i)
 	}
-	if len(pj.probes) == 0 && !pj.anyEdits() {
+	if len(pj.probes) == 0 {
 		return false, nil
 	}
-	job.Optional = len(pj.probes) == 0
 	return true, pj.write()
 }
 
@@ -163,20 +153,12 @@ func (pj *packageJob) typeCheck() error {
 	return firstErr
 }
 
-func (pj *packageJob) anyEdits() bool {
-	for _, e := range pj.edits {
-		if len(e) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 func (pj *packageJob) off(p token.Pos) int { return pj.fset.File(p).Offset(p) }
 
-// instrumentFile plans the edits of file i: probes in matched functions, the
-// shutdown hook in main.main, os.Exit replaced by the monitor's flushing Exit.
-func (pj *packageJob) instrumentFile(i int, mayMatch, isMain bool) {
+// instrumentFile plans the edits of file i: probes in matched functions and
+// at matched call sites. Nothing else of the program changes: the writer is
+// flushed at exit by the monitor's exit hook, not by edits of main or os.Exit.
+func (pj *packageJob) instrumentFile(i int) {
 	f := pj.files[i]
 	name := pj.job.Files[i]
 	if strings.HasPrefix(filepath.Base(name), "_cgo_") {
@@ -188,24 +170,16 @@ func (pj *packageJob) instrumentFile(i int, mayMatch, isMain bool) {
 		if !ok || fd.Body == nil {
 			continue
 		}
-		var prologue string
-		if isMain && fd.Recv == nil && fd.Name.Name == "main" {
-			prologue = alias + ".Shutdown(); " // runs last: deferred below
-			prologue = "defer " + prologue
+		if !instrumentable(fd, linknamed) {
+			continue
 		}
-		if mayMatch && instrumentable(fd, linknamed) {
-			if p, ok := pj.probe(i, fd); ok {
-				prologue += p
-			}
-			if fn, ok := pj.info.Defs[fd.Name].(*types.Func); ok && pj.s.cfg.Instrument.HasCall() {
-				pj.callSites(i, fd, fn)
-			}
-		}
-		if prologue != "" {
+		if prologue, ok := pj.probe(i, fd); ok {
 			pj.edits[i] = append(pj.edits[i], edit{off: pj.off(fd.Body.Lbrace) + 1, text: " " + prologue})
 		}
+		if fn, ok := pj.info.Defs[fd.Name].(*types.Func); ok && pj.s.cfg.Instrument.HasCall() {
+			pj.callSites(i, fd, fn)
+		}
 	}
-	pj.replaceOSExit(i)
 }
 
 // packageExcluded says why no function of the package is ever instrumented, or ""
@@ -377,47 +351,6 @@ func (pj *packageJob) nameResults(i int, results *ast.FieldList) []string {
 	return names
 }
 
-// replaceOSExit makes os.Exit(code) flush first: os.Exit skips deferred calls, so
-// main's deferred Shutdown would never run.
-func (pj *packageJob) replaceOSExit(i int) {
-	f := pj.files[i]
-	osName := ""
-	for _, imp := range f.Imports {
-		if imp.Path.Value == `"os"` {
-			osName = "os"
-			if imp.Name != nil {
-				osName = imp.Name.Name
-			}
-		}
-	}
-	if osName == "" || osName == "_" || osName == "." {
-		return
-	}
-	found := false
-	ast.Inspect(f, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Exit" {
-			return true
-		}
-		x, ok := sel.X.(*ast.Ident)
-		if !ok || x.Name != osName {
-			return true
-		}
-		if pj.info != nil {
-			if pn, ok := pj.info.Uses[x].(*types.PkgName); !ok || pn.Imported().Path() != "os" {
-				return true
-			}
-		}
-		pj.edits[i] = append(pj.edits[i], edit{off: pj.off(sel.Pos()), del: pj.off(sel.End()) - pj.off(sel.Pos()), text: alias + ".Exit"})
-		found = true
-		return true
-	})
-	if found {
-		// Keep the import used even if Exit was its only use.
-		pj.edits[i] = append(pj.edits[i], edit{off: len(pj.srcs[i]), text: "\nvar _ = " + osName + ".Exit\n"})
-	}
-}
-
 // write writes the rewritten files and the probe table, and updates the job.
 func (pj *packageJob) write() error {
 	for i, edits := range pj.edits {
@@ -441,7 +374,7 @@ func (pj *packageJob) write() error {
 		// own init functions run.
 		pj.job.Files = append([]string{table}, pj.job.Files...)
 	}
-	pj.job.AddedImports = append(pj.job.AddedImports, monitorPath, adminPath)
+	pj.job.AddedImports = append(pj.job.AddedImports, pj.s.LinkedPackages()...)
 	return nil
 }
 

@@ -28,11 +28,6 @@ type CompileJob struct {
 	ImportCfg map[string]string
 	// ImportMap holds the importmap lines of the importcfg (source path → actual).
 	ImportMap map[string]string
-	// Optional reports that the instrumenter's edits only flush the monitor at exit
-	// (main's shutdown hook, os.Exit): no probe. When the monitor runtime cannot
-	// be linked into the build, the proxy compiles the package unchanged instead
-	// of failing it (a binary with no probe has nothing to flush).
-	Optional bool
 	// AddedImports are import paths the instrumenter introduced; the proxy makes sure
 	// each one (and its dependencies) has a packagefile line.
 	AddedImports []string

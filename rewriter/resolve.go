@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tigrisgo/tigris/goflags"
 )
 
 // Resolving export data for imports the instrumenter adds.
@@ -32,9 +34,10 @@ import (
 // run in the go command's working directory with its environment, so the
 // archives are compiled exactly as the parent build compiles them: same
 // GOOS/GOARCH and env, same -race/-msan/-asan/-cover/-trimpath/-tags/-mod/
-// -gcflags/-pgo..., and the same -toolexec (the instrumented build patches
-// package runtime; archives resolved without that patch make the linker report
-// "fingerprint mismatch").
+// -gcflags/-pgo... (archives resolved with other flags make the linker report
+// "fingerprint mismatch"), but without -toolexec: nothing the nested go list
+// compiles (the runtime module and its dependencies) is ever instrumented, and
+// the parent compiles those dependencies unchanged too.
 //
 // # Where the parent's flags come from
 //
@@ -42,7 +45,7 @@ import (
 // parent process, or the nearest ancestor that looks like a go command) and its
 // working directory from /proc/<pid>/cwd. Elsewhere only GOFLAGS is known, which
 // the nested command inherits with the rest of the environment. Only flags that
-// change compilation are replayed (parseGoCommand); -mod=mod becomes
+// change compilation are replayed (goflags.Parse); -mod=mod becomes
 // -mod=readonly, because nothing may edit go.mod in the middle of a build. With
 // -pgo=auto the nested command gets the main package's default.pgo by name
 // (goInvocation.pgoProfile), since go list cannot use the preprocessed copy the
@@ -61,9 +64,10 @@ import (
 //
 // # Recursion
 //
-// The nested go list runs with TIGRIS_NESTED set. Its own tool invocations
-// instrument (and patch runtime) exactly as the parent's do, but must never start
-// another resolution: a compile there that needs one fails with an explanation.
+// The nested go list runs without -toolexec (a -toolexec in GOFLAGS is taken
+// out) and with TIGRIS_NESTED set, so that a tigris that still ends up running
+// inside it never starts another resolution: a compile there that needs one
+// fails with an explanation.
 
 // nestedEnv marks the environment of the nested go list.
 const nestedEnv = "TIGRIS_NESTED"
@@ -130,8 +134,8 @@ func findGoInvocation(toolPath string) *goInvocation {
 		for depth := 0; depth < 4 && pid > 1; depth++ {
 			argv, err := readProcCmdline(pid)
 			if err == nil {
-				if cmd, ok := parseGoCommand(argv); ok {
-					inv.subcommand, inv.flags, inv.packages, inv.versioned = cmd.subcommand, cmd.flags, cmd.packages, cmd.versioned
+				if cmd, ok := goflags.Parse(argv); ok {
+					inv.subcommand, inv.flags, inv.packages, inv.versioned = cmd.Subcommand, cmd.Flags, cmd.Packages, cmd.Versioned
 					inv.source = fmt.Sprintf("/proc/%d/cmdline", pid)
 					if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil {
 						inv.dir = cwd
@@ -204,128 +208,6 @@ func procParent(pid int) (int, error) {
 		return 0, errors.New("malformed stat")
 	}
 	return strconv.Atoi(f[1])
-}
-
-// goBuildSubcommands are the go subcommands that build packages with the
-// build flags.
-var goBuildSubcommands = setOf("build", "install", "run", "test", "vet", "list", "get", "clean", "generate", "tool")
-
-// replayedFlags are the build flags that change how a package is compiled (or
-// which packages and sources are used), and so must be passed to the nested go
-// list. Flags that only affect linking, output, verbosity or parallelism are not.
-var replayedFlags = setOf(
-	"race", "msan", "asan", "cover", "covermode", "coverpkg", "trimpath", "linkshared",
-	"asmflags", "buildmode", "compiler", "gccgoflags", "gcflags", "installsuffix",
-	"mod", "modfile", "overlay", "pgo", "pkgdir", "tags", "toolexec",
-)
-
-// goValueFlags are the go command flags (build, test, vet, list) that take their
-// value as the next argument.
-var goValueFlags = setOf(
-	// build flags
-	"p", "asmflags", "buildmode", "compiler", "gcflags", "gccgoflags", "mod", "modfile",
-	"overlay", "installsuffix", "ldflags", "pgo", "pkgdir", "tags", "toolexec",
-	"covermode", "coverpkg", "debug-actiongraph", "debug-runtime-trace", "debug-trace",
-	// go run, go test, go vet, go list
-	"o", "exec", "vet", "vettool", "outputdir", "f", "reuse",
-	"bench", "benchtime", "blockprofile", "blockprofilerate", "count", "coverprofile",
-	"cpu", "cpuprofile", "fuzz", "fuzzminimizetime", "fuzztime", "list", "memprofile",
-	"memprofilerate", "mutexprofile", "mutexprofilefraction", "parallel", "run",
-	"shuffle", "skip", "timeout", "trace",
-)
-
-// goCommand is what parseGoCommand found in a go command line.
-type goCommand struct {
-	subcommand string
-	flags      []string // build flags to replay
-	packages   []string // package (or .go file) arguments
-	versioned  bool     // a package argument is path@version
-}
-
-// parseGoCommand extracts, from a go command line (argv[0] is the go binary),
-// the subcommand and the build flags to replay in a nested go list. It reports
-// false when argv is not a go command that builds packages. Flags are returned
-// normalized to one argument each ("-gcflags=all=-N -l"); test's -coverprofile
-// becomes -cover, which it implies.
-//
-// go test accepts flags after the package list, so for test every argument is
-// examined up to -args; for the other subcommands flags end at the first
-// non-flag argument (for go run, what follows belongs to the program).
-func parseGoCommand(argv []string) (cmd goCommand, ok bool) {
-	i := 1
-	for i < len(argv) && (argv[i] == "-C" || argv[i] == "--C" || strings.HasPrefix(argv[i], "-C=") || strings.HasPrefix(argv[i], "--C=")) {
-		if !strings.Contains(argv[i], "=") {
-			i++
-		}
-		i++
-	}
-	if i >= len(argv) || !goBuildSubcommands[argv[i]] {
-		return cmd, false
-	}
-	sub := argv[i]
-	cmd.subcommand = sub
-	cover, coverProfile := false, false
-	for i++; i < len(argv); i++ {
-		a := argv[i]
-		if a == "--" || a == "-args" || a == "--args" {
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			if sub == "test" {
-				cmd.packages = append(cmd.packages, a)
-				continue
-			}
-			if sub == "run" {
-				// go run takes .go files or one package; the program's
-				// arguments follow.
-				for j, p := range argv[i:] {
-					if strings.HasSuffix(p, ".go") || j == 0 {
-						cmd.packages = append(cmd.packages, p)
-					}
-					if !strings.HasSuffix(p, ".go") {
-						break
-					}
-				}
-				break
-			}
-			for _, p := range argv[i:] {
-				if !strings.HasPrefix(p, "-") {
-					cmd.packages = append(cmd.packages, p)
-				}
-			}
-			break
-		}
-		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		value, hasValue := "", false
-		if eq := strings.IndexByte(name, '='); eq >= 0 {
-			name, value, hasValue = name[:eq], name[eq+1:], true
-		} else if (goValueFlags[name] || sub == "vet" && name == "c") && i+1 < len(argv) {
-			// (vet's -c is a number of context lines; test's -c is a boolean.)
-			i++
-			value, hasValue = argv[i], true
-		}
-		switch {
-		case name == "coverprofile":
-			coverProfile = true
-			continue
-		case !replayedFlags[name]:
-			continue
-		case name == "cover":
-			cover = true
-		}
-		if hasValue {
-			cmd.flags = append(cmd.flags, "-"+name+"="+value)
-		} else {
-			cmd.flags = append(cmd.flags, "-"+name)
-		}
-	}
-	if coverProfile && !cover {
-		cmd.flags = append(cmd.flags, "-cover")
-	}
-	for _, p := range cmd.packages {
-		cmd.versioned = cmd.versioned || strings.Contains(p, "@")
-	}
-	return cmd, true
 }
 
 // pgoProfile returns the profile to pass as -pgo to the nested go list for a
@@ -588,16 +470,41 @@ func (r *resolver) runGo(args []string) ([]byte, error) {
 }
 
 // nestedEnviron is the tool's environment for the nested go list: without the
-// per-tool variables the go command added, with the nesting marker.
+// per-tool variables the go command added and without a -toolexec in GOFLAGS,
+// with the nesting marker.
 func nestedEnviron(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "TOOLEXEC_IMPORTPATH=") || kv == "GOROOT=" || strings.HasPrefix(kv, nestedEnv+"=") {
 			continue
 		}
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			kv = "GOFLAGS=" + withoutToolexec(v)
+		}
 		out = append(out, kv)
 	}
 	return append(out, nestedEnv+"=1")
+}
+
+// withoutToolexec removes -toolexec settings from a GOFLAGS value. A value
+// that does not split is returned unchanged: the go command will report it.
+func withoutToolexec(goflagsValue string) string {
+	words, err := goflags.Split(goflagsValue)
+	if err != nil {
+		return goflagsValue
+	}
+	kept := words[:0]
+	for _, w := range words {
+		if n := strings.TrimLeft(w, "-"); strings.HasPrefix(w, "-") && (n == "toolexec" || strings.HasPrefix(n, "toolexec=")) {
+			continue
+		}
+		kept = append(kept, w)
+	}
+	out, err := goflags.Join(kept)
+	if err != nil {
+		return goflagsValue
+	}
+	return out
 }
 
 // buildKey digests everything that selects what the nested go list returns

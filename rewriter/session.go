@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 
@@ -115,12 +116,22 @@ func (s *Session) LinkFlags() []string {
 
 // instrumenterVersion changes whenever generated code changes shape, so objects
 // built by an older tigris are not reused even when the binary hash would not tell.
-const instrumenterVersion = "tigris-instrumenter-2"
+const instrumenterVersion = "tigris-instrumenter-3"
 
-// MonitorPackages are the import paths the linker needs when any package of a
-// binary was instrumented; the proxy resolves their export data (with dependencies)
-// for compile and link.
-var MonitorPackages = []string{monitorPath, adminPath}
+// MonitorPackages are the import paths every instrumented package imports; the
+// proxy resolves their export data (with dependencies) for compile and link.
+// The admin endpoint is added when the config links it (LinkedPackages).
+var MonitorPackages = []string{monitorPath, atexitPath}
+
+// LinkedPackages are the runtime packages instrumented code imports under this
+// config: MonitorPackages and, with admin.link, the admin endpoint.
+func (s *Session) LinkedPackages() []string {
+	pkgs := slices.Clone(MonitorPackages)
+	if s.cfg != nil && s.cfg.AdminLink {
+		pkgs = append(pkgs, adminPath)
+	}
+	return pkgs
+}
 
 var (
 	gorootOnce sync.Once

@@ -257,13 +257,6 @@ func (p *proxy) compile() error {
 			return p.exec(p.args)
 		}
 		pkgs, err := p.resolveForCompile(ta, missing)
-		if err != nil && job.Optional {
-			// Only main's shutdown hook needs the monitor, and this build cannot
-			// link it (go install pkg@version, a module without tigris under a
-			// directory with a tigris.yaml, ...): nothing to flush, build it plain.
-			p.logf("compile %s: without the shutdown hook: %v", what, err)
-			return p.exec(p.args)
-		}
 		if err != nil {
 			return fmt.Errorf("compiling %s: %w", what, err)
 		}
@@ -403,6 +396,7 @@ func (p *proxy) link() error {
 	if !slices.ContainsFunc(MonitorPackages, func(m string) bool { return !cfg.has(m) }) {
 		// The binary links the monitor already (it imports it), and with it
 		// everything instrumented code imports.
+		settings.flags = append(settings.flags, checkLinknameOff)
 		return p.execEdited(ta, settings, filepath.Join(filepath.Dir(name), "tigris"))
 	}
 	start := time.Now()
@@ -432,11 +426,21 @@ func (p *proxy) link() error {
 	}
 	p.logf("link %s: added %d packagefile lines for %s", what, n, strings.Join(missing, ", "))
 	settings.set = map[string]string{"importcfg": newCfg}
+	if cfg.has(atexitPath) {
+		settings.flags = append(settings.flags, checkLinknameOff)
+	}
 	if err := p.execEdited(ta, settings, filepath.Dir(newCfg)); err != nil {
 		return fmt.Errorf("linking %s: %w", what, err)
 	}
 	return nil
 }
+
+// checkLinknameOff lets the linker resolve the go:linkname reference of
+// package atexit to the runtime's exit hooks (internal/runtime/exithook.Add),
+// which it refuses by default. It is given only to links that contain that
+// package, that is links of instrumented binaries, and it only relaxes a check:
+// a program that links plain links the same way with it.
+const checkLinknameOff = "-checklinkname=0"
 
 // execEdited runs the tool with its argv edited; dir receives a new response
 // file when the go command used one.

@@ -12,7 +12,7 @@ import (
 
 // monitorCodeVersion is the monitor.CodeVersion this rewriter generates code
 // for (TestMonitorCodeVersion keeps the two in step).
-const monitorCodeVersion = 1
+const monitorCodeVersion = 2
 
 // codeVersionDecl finds the constant in the monitor's sources.
 var codeVersionDecl = regexp.MustCompile(`(?m)^\s*(?:const\s+)?CodeVersion\s*=\s*([0-9]+)\s*$`)
@@ -56,9 +56,13 @@ func checkMonitorVersion(inv *goInvocation, env []string) error {
 	if m.Replace != nil {
 		mod += " => " + strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version)
 	}
+	install := "go install " + tigrisModule + "/cmd/tigris@" + m.Version
+	if m.Replace != nil {
+		install = "go install ./cmd/tigris in the tigris checkout the replace points into"
+	}
 	return fmt.Errorf("version mismatch: this tigris (%s) generates code for monitor runtime version %d, but the module graph provides %s, whose monitor runtime is version %s; "+
-		"build with the tigris of the module's version (go tool tigris go build ...), or require this one (go get -tool %s/cmd/tigris@%s)",
-		selfVersion(), monitorCodeVersion, mod, have, tigrisModule, getVersion())
+		"use the tigris that matches the module (%s) or make the module require this tigris's runtime (run tigris init in the module: it keeps tigris.yaml and updates go.mod)",
+		selfVersion(), monitorCodeVersion, mod, have, install)
 }
 
 // selfVersion describes the running tigris binary: its module version and
@@ -73,13 +77,4 @@ func selfVersion() string {
 		v = "(devel)"
 	}
 	return bi.Main.Path + " " + v
-}
-
-// getVersion is the version to name in a go get command: this binary's, or
-// "latest" for a development build, which no proxy serves.
-func getVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "latest"
 }

@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func TestCheckMonitorVersion(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"same", "package monitor\n\nconst CodeVersion = 1\n", ""},
+		{"same", fmt.Sprintf("package monitor\n\nconst CodeVersion = %d\n", monitorCodeVersion), ""},
 		{"other", "package monitor\n\n// CodeVersion ...\nconst CodeVersion = 7\n", "monitor runtime is version 7"},
 		{"none", "package monitor\n", "monitor runtime is version none"},
 	} {

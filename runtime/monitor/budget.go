@@ -128,7 +128,7 @@ func calibrate() FineCost {
 // unsampledCall is one fine-mode call as Enter and Exit make it when the trace is
 // not sampled: the trace context is kept, no record is written.
 func unsampledCall(p *Probe) {
-	c := Call{p: p, mark: panicMark()}
+	c := Call{p: p}
 	c.enterFine()
 	c.fine &^= flagSampled
 	c.t0 = nanotime()

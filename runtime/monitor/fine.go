@@ -2,10 +2,16 @@ package monitor
 
 import (
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
+
+// The functions that touch a traceCtx are go:norace. A context belongs to
+// one g, and a g is handed from an ended goroutine to a new one by the
+// scheduler, which orders the two; the race detector does not see that
+// hand-off and would report the new goroutine's first use of the context as
+// a race with the old one's last (in every program built with -race that
+// traces in fine mode).
 
 // traceCtx is the per-goroutine trace context (Kieker's trace id, order index and
 // stack depth). It lives behind the goroutine-local slot and is touched only by its
@@ -14,7 +20,8 @@ import (
 //
 // A new goroutine starts a new trace: contexts are never shared, so no atomics are
 // needed, and the call tree of a trace stays a tree within one goroutine. The
-// record's GID field lets readers relate traces of the same goroutine.
+// record's GID field lets readers relate traces of the same goroutine. gslots.go
+// finds the running goroutine's context.
 type traceCtx struct {
 	goid    uint64
 	trace   uint64
@@ -32,6 +39,7 @@ var lastTrace atomic.Uint64
 // enterFine takes the trace context at entry: order index and depth, and at a trace
 // root whether this trace is sampled. Sampling is per trace, so a recorded trace is
 // complete.
+//go:norace
 func (c *Call) enterFine() {
 	ctx := context()
 	if ctx.ess == 0 {
@@ -48,18 +56,6 @@ func (c *Call) enterFine() {
 	}
 }
 
-// context returns the running goroutine's trace context, creating it on the
-// goroutine's first fine call.
-func context() *traceCtx {
-	sp, id := slot()
-	ctx := (*traceCtx)(*sp)
-	if ctx == nil || ctx.goid != id {
-		ctx = &traceCtx{goid: id}
-		*sp = unsafe.Pointer(ctx)
-	}
-	return ctx
-}
-
 // sampleThreshold is the sampling rate scaled to 2^32; a call is sampled when a
 // cheap random number falls below it. 1<<32 means every call.
 var sampleThreshold atomic.Uint64
@@ -71,6 +67,7 @@ func sampled() bool {
 	return t >= 1<<32 || uint64(cheaprand()) < t
 }
 
+//go:norace
 func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
 	ctx := context()
 	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
@@ -87,6 +84,7 @@ func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, h
 
 // record hands the call's record to s. It is split from exitFine so the budget's
 // calibration can time the real record path into a private sink.
+//go:norace
 func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
 	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())

@@ -3,12 +3,11 @@ package monitor
 import (
 	"fmt"
 	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -46,68 +45,51 @@ func SetSink(s writer.Sink) writer.Sink {
 	return old
 }
 
-// start runs once, at the first Register, with registry.mu held: it starts the
-// background parts the configuration asks for. The writer opens later, when a
-// probe first goes fine.
+// start runs once, at the first registration, with registry.mu held: it starts
+// the background parts the configuration asks for. The writer opens later, when
+// a probe first goes fine.
 func start() {
 	started.Store(true)
-	watchSignals()
 	go analyzerLoop()
-	startAdmin(registry.cfg.Admin)
 }
 
-// signalFlushLimit bounds the flush on a signal: the signal's own action (the
-// program's handler, or the end of the program) must not wait on a stuck disk.
-const signalFlushLimit = 2 * time.Second
+// linked records what the binary links beside the monitor (the first non-nil
+// of each part wins; every probe table names the same ones) and starts it:
+// the exit hook is registered, the admin endpoint starts when the settings
+// ask for one. Called with registry.mu held.
+func link(l Links) {
+	if l.AtExit != nil && !registry.atExit {
+		registry.atExit = true
+		l.AtExit(func() { shutdown(exitFlushLimit) })
+	}
+	if l.Admin != nil && !registry.admin {
+		registry.admin = true
+		startAdmin(l.Admin, registry.cfg.Admin)
+	}
+	if !registry.admin && registry.cfg.Admin.Listen != "" && !registry.adminMissing {
+		registry.adminMissing = true
+		report(fmt.Errorf("admin endpoint %s requested, but this binary does not link it: set admin.link: true (or admin.listen) in tigris.yaml and rebuild", registry.cfg.Admin.Listen))
+	}
+}
 
-// watchSignals flushes the trace on SIGINT and SIGTERM and lets the signal do
-// exactly what it would have done without tigris. tigris's os/signal notes how
-// many channels were registered when a signal was delivered
-// (rewriter/signalpatch.go). More than tigris's own: the program handles the
-// signal and received this very delivery, so tigris does nothing more. Only
-// tigris's: the program has no handler, so tigris stops its channel and raises
-// the signal again, and the default action (ending the program) happens. Without
-// the patched os/signal tigris installs no handler; the writer's periodic flush
-// then bounds what a signal loses.
-//
-// watchSignals registers the channel before it returns (from the first
-// Register, during package initialization), so a signal that arrives as soon as
-// main runs is already caught and flushed.
-func watchSignals() {
-	if !signalsLinked {
+// exitFlushLimit bounds the flush when the program exits: a stuck disk must not
+// keep a finished program alive.
+const exitFlushLimit = 5 * time.Second
+
+// startAdmin runs the starter, if the settings ask for an endpoint, on its own
+// goroutine: registration holds registry.mu and runs inside the program's
+// init, and listening may resolve a host name. A failure is reported, never
+// fatal: the program runs on without the endpoint.
+func startAdmin(f func(settings.Admin) error, a settings.Admin) {
+	if a.Listen == "" {
 		return
 	}
-	go handleSignals(notifyStop())
-}
-
-func notifyStop() chan os.Signal {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	return ch
-}
-
-func handleSignals(ch chan os.Signal) {
-	defer recoverInternal("signals")
-	// After a panic no channel may stay registered with nobody reading it: the
-	// program would then ignore SIGINT and SIGTERM.
-	defer func() { signal.Stop(ch) }()
-	for ; ; ch = notifyStop() {
-		var sig os.Signal
-		for sig == nil {
-			s := <-ch
-			if err := flushWithin(signalFlushLimit); err != nil {
-				report(fmt.Errorf("flush on %v: %v", s, err))
-			}
-			if n, ok := s.(syscall.Signal); !ok || handlersAtDelivery(int(n)) <= 1 {
-				sig = s // the program does not handle it
-			}
+	go func() {
+		defer recoverInternal("admin start")
+		if err := f(a); err != nil {
+			report(fmt.Errorf("admin endpoint not started: %v", err))
 		}
-		signal.Stop(ch)
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			_ = p.Signal(sig)
-		}
-		time.Sleep(100 * time.Millisecond) // still alive: the signal is ignored
-	}
+	}()
 }
 
 // flushWithin is Flush bounded in time.
@@ -137,8 +119,9 @@ func Flush() error {
 
 var shutdownOnce sync.Once
 
-// Shutdown flushes and closes the writer. The rewriter defers it in main.main;
-// calling it again is harmless. After Shutdown fine records are discarded.
+// Shutdown flushes and closes the writer. A tigris-built binary calls it when
+// the program exits (Links.AtExit); a program may call it earlier, and calling
+// it again is harmless. After Shutdown fine records are discarded.
 func Shutdown() { shutdown(5 * time.Second) }
 
 func shutdown(limit time.Duration) {
@@ -160,15 +143,6 @@ func shutdown(limit time.Duration) {
 			report(fmt.Errorf("writer did not close within %v; some records may be lost", limit))
 		}
 	})
-}
-
-// Exit flushes and then calls os.Exit(code). The rewriter replaces os.Exit calls in
-// instrumented packages with it, since os.Exit skips deferred calls.
-func Exit(code int) {
-	if started.Load() {
-		Shutdown()
-	}
-	os.Exit(code)
 }
 
 // report writes an internal error to stderr, at most one line per second and only

@@ -25,6 +25,9 @@ var registry struct {
 	analyzer     map[uint32]uint32 // probe id → mode chosen by the last analysis
 	configured   bool
 	sinkChosen   bool // the writer was opened, or SetSink chose a sink
+	// What the binary links (Links): the exit hook is registered, the admin
+	// starter ran, a requested endpoint that is not linked was reported.
+	atExit, admin, adminMissing bool
 }
 
 type compiledRule struct {
@@ -39,12 +42,16 @@ var started atomic.Bool
 // linker's input, not the compiler's, so changing them recompiles nothing.
 var linkedSettings string
 
-// Register adds a package's probes. Generated code calls it from init with
-// embedded == "", which stands for the settings linked into the binary; tests
-// and programs that register probes by hand pass settings in the encoding of
-// settings.Runtime.Encode. The first call applies the settings. It never
-// panics: bad metadata is reported and the package's probes stay off.
+// Register adds probes made by hand (tests, programs that probe their own
+// functions) with settings in the encoding of settings.Runtime.Encode; ""
+// stands for the settings linked into the binary. Generated code calls
+// RegisterPackage instead. The first registration applies the settings. It
+// never panics: bad metadata is reported and the probes stay off.
 func Register(embedded string, probes []Probe, infos []ProbeInfo) {
+	register(embedded, probes, infos, Links{})
+}
+
+func register(embedded string, probes []Probe, infos []ProbeInfo, links Links) {
 	defer recoverInternal("register")
 	if len(probes) != len(infos) {
 		report(fmt.Errorf("register: %d probes but %d descriptions; probes stay off", len(probes), len(infos)))
@@ -69,6 +76,7 @@ func Register(embedded string, probes []Probe, infos []ProbeInfo) {
 		}
 	}
 	startOnce.Do(start)
+	link(links)
 }
 
 // configure applies the embedded settings and TIGRIS_* overrides. A bad override

@@ -508,7 +508,7 @@ func TestStart(t *testing.T) {
 	var out bytes.Buffer
 	defer func(w io.Writer) { stderr = w }(stderr)
 	stderr = &out
-	if err := startFromSettings(settings.Admin{Listen: "localhost:0"}); err != nil {
+	if err := Launch(settings.Admin{Listen: "localhost:0"}); err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`^tigris: admin endpoint on http://127\.0\.0\.1:\d+/tigris/v1/\n$`).MatchString(out.String()) {

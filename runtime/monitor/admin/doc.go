@@ -5,13 +5,13 @@
 //
 // # How it starts
 //
-// Every instrumented binary links this package: the rewriter adds a blank import of
-// it to each generated probe table. Its init installs a starter with
-// [monitor.SetAdminStarter]; the monitor calls it when it starts (at the first
-// probe registration, still inside the program's init) if the effective settings
-// have a listen address: tigris.yaml's admin.listen, overridden by TIGRIS_ADMIN and
-// TIGRIS_ADMIN_TOKEN. The endpoint is off by default. The starter runs on its own
-// goroutine and prints one line to stderr,
+// An instrumented binary links this package when tigris.yaml links the endpoint
+// (admin.link, on by default when admin.listen is set): the generated probe
+// tables then pass [Launch] to the monitor as monitor.Links.Admin. The monitor
+// calls it when it starts (at the first probe registration, still inside the
+// program's init) if the effective settings have a listen address: tigris.yaml's
+// admin.listen, overridden by TIGRIS_ADMIN and TIGRIS_ADMIN_TOKEN. Launch runs on
+// a goroutine of its own and prints one line to stderr,
 //
 //	tigris: admin endpoint on http://127.0.0.1:7070/tigris/v1/
 //

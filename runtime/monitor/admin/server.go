@@ -11,7 +11,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -32,16 +31,11 @@ var stderr io.Writer = os.Stderr
 // started is when the admin package initialised: about when the program started.
 var started = time.Now()
 
-func init() {
-	// Instrumented packages import this package, so this runs before their
-	// init functions, whose first Register starts the monitor and with it the
-	// starter. See monitor.SetAdminStarter.
-	monitor.SetAdminStarter(startFromSettings)
-}
-
-// startFromSettings is the monitor's admin starter: it starts the endpoint the
-// effective settings ask for and prints where it listens.
-func startFromSettings(a settings.Admin) error {
+// Launch starts the endpoint the effective settings ask for and prints where
+// it listens. It is what the generated probe tables pass to the monitor as
+// monitor.Links.Admin when tigris.yaml links the endpoint; the monitor calls
+// it once, when it starts, on a goroutine of its own.
+func Launch(a settings.Admin) error {
 	s, err := Start(a)
 	if err != nil {
 		return err

@@ -1,0 +1,188 @@
+package monitor
+
+import (
+	"sync/atomic"
+
+	"github.com/tigrisgo/tigris/runtime/settings"
+	"github.com/tigrisgo/tigris/runtime/writer"
+)
+
+// The probe ABI: everything the code tigris generates calls, and nothing else.
+//
+// For each instrumented package the rewriter adds a probe table
+//
+//	var __tigris_p [N]__tigris.Probe
+//	func init() {
+//		__tigris.RegisterPackage(__tigris_p[:], []__tigris.ProbeInfo{...},
+//			__tigris.Links{AtExit: __tigris_atexit.Add, Admin: __tigris_admin.Start})
+//	}
+//
+// and, right after the opening brace of each matched function, on the same line:
+//
+//	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() { defer __tg.Exit(nil) };
+//
+// or, for a function with an error result or a result with a cheap size,
+// `defer func() { __tg.ExitSize(err, int64(len(r0))) }()` with the results
+// named. The contract:
+//
+//   - Enter inlines to one atomic load and a branch when the probe is off and
+//     returns the zero Call; it never allocates, blocks or panics.
+//   - The Call lives in the instrumented function's frame; Exit and ExitSize
+//     must be called (deferred) with a pointer to it, at most once per Enter
+//     that returned On. A second call is harmless. They tell a panicking exit
+//     from a normal one by where the unwinding panic started relative to the
+//     Call (gslots.go: panicking), so the Call must not be copied elsewhere.
+//   - RegisterPackage runs from package initialization, before any probe of
+//     the package can fire; probes stay off until it has run.
+//
+// CodeVersion names this contract. A tigris binary refuses to instrument
+// against a monitor whose CodeVersion differs from the one it generates code
+// for (rewriter/version.go), and says which versions met, instead of failing
+// with compile or link errors in generated code. Increment it with every
+// incompatible change to anything in this file.
+const CodeVersion = 2
+
+// Mode values as stored in Probe.mode; the prologue only compares with modeOff.
+const (
+	modeOff    uint32 = 0
+	modeCoarse uint32 = 1
+	modeFine   uint32 = 2
+)
+
+// Probe is the switch and the statistics of one instrumented function. Generated
+// code declares probes in a package-level array and passes pointers to Enter; a
+// Probe must not be copied after registration.
+type Probe struct {
+	mode  atomic.Uint32 // the only word the prologue reads
+	id    uint32        // unique in the binary, assigned at registration
+	info  *ProbeInfo
+	stats *stripes // allocated at registration
+	// defined is set once the probe's definition went to the current sink.
+	defined atomic.Uint32
+}
+
+// ID returns the probe's id, unique within the binary (0 before registration).
+func (p *Probe) ID() uint32 { return p.id }
+
+// ProbeInfo is the static metadata the rewriter emits for each probe.
+type ProbeInfo struct {
+	Package string
+	Recv    string // receiver base type; "" for a function
+	RecvPtr bool
+	Name    string
+	Params  []string
+	Results []string
+	File    string
+	Line    int
+	Flags   uint32 // pointcut.Flags
+	// Static metrics computed at build time.
+	Cyclomatic int
+	Statements int
+}
+
+// Links are the parts a tigris-built binary links beside the monitor. The
+// generated probe table names each one, so what a binary carries can be read
+// in its generated code rather than inferred from init side effects.
+type Links struct {
+	// AtExit registers f to run when the program exits (main returns or
+	// os.Exit is called), so the writer is flushed; package
+	// github.com/tigrisgo/tigris/runtime/monitor/atexit provides it. nil:
+	// records still buffered at exit are lost.
+	AtExit func(f func())
+	// Admin starts the admin endpoint when the settings ask for one; package
+	// github.com/tigrisgo/tigris/runtime/monitor/admin provides it (linked only
+	// when tigris.yaml says admin.link). nil: a listen address is reported
+	// and ignored.
+	Admin func(settings.Admin) error
+}
+
+// RegisterPackage adds a package's probes with the settings the linker
+// embedded in the binary. Generated code calls it from init; see Register for
+// probes registered by hand.
+func RegisterPackage(probes []Probe, infos []ProbeInfo, links Links) {
+	register("", probes, infos, links)
+}
+
+// Call is the state of one probed call between Enter and Exit. It is a value kept
+// on the instrumented function's stack; the zero Call (probe off) does nothing.
+// It is three words: the off path returns a zeroed Call, and every word more
+// costs the off path measurably.
+type Call struct {
+	p  *Probe
+	t0 int64
+	// fine packs the trace position taken at entry (fine mode only): flagFine,
+	// flagSampled, the stack depth (ess) and the order index (eoi). The trace id and
+	// goroutine are read from the goroutine's context at exit: they cannot change
+	// while the call runs.
+	fine uint64
+}
+
+const (
+	flagFine    = 1 << 63 // the call took the trace context
+	flagSampled = 1 << 62 // and is recorded
+	essShift    = 32
+	essMask     = 1<<30 - 1
+	eoiMask     = 1<<32 - 1
+)
+
+func (c *Call) ess() uint32 { return uint32(c.fine>>essShift) & essMask }
+func (c *Call) eoi() uint32 { return uint32(c.fine & eoiMask) }
+
+// Enter starts a probed call. It is the prologue's only call when the probe is
+// off and must stay small enough to inline (TestEnterInlines checks it).
+func Enter(p *Probe) Call {
+	if p.mode.Load() == modeOff {
+		return Call{}
+	}
+	return enter(p)
+}
+
+// On reports whether the call is being measured, i.e. whether Exit must be deferred.
+func (c *Call) On() bool { return c.p != nil }
+
+//go:noinline
+func enter(p *Probe) Call {
+	c := Call{p: p}
+	if p.mode.Load() == modeFine {
+		c.enterFine()
+	}
+	c.t0 = nanotime()
+	return c
+}
+
+// Exit ends a probed call; err is the function's error result (nil when it has
+// none). It is deferred by the prologue, so it also runs when the function panics.
+func (c *Call) Exit(err error) {
+	c.exit(err != nil, 0, false)
+}
+
+// ExitSize is Exit for functions whose first non-error result has a cheap size
+// (len of a string, slice or map; an integer's value): the size feeds the
+// changeability estimate (spread of result sizes).
+func (c *Call) ExitSize(err error, size int64) {
+	c.exit(err != nil, size, true)
+}
+
+func (c *Call) exit(failed bool, size int64, hasSize bool) {
+	p := c.p
+	if p == nil {
+		return
+	}
+	t1 := nanotime()
+	c.p = nil // a second Exit of the same call is harmless
+	panicked := panicking(c)
+	d := t1 - c.t0
+	p.stats.add(d, failed, panicked, size, hasSize)
+	if c.fine != 0 {
+		c.exitFine(p, t1, failed, panicked, size, hasSize)
+	}
+}
+
+// def is the writer's view of a probe.
+func (p *Probe) def() writer.ProbeDef {
+	in := p.info
+	return writer.ProbeDef{
+		ID: p.id, Signature: in.Signature(), Package: in.Package,
+		Recv: in.Recv, Name: in.Name, File: in.File, Line: in.Line,
+	}
+}

@@ -1,0 +1,116 @@
+package monitor
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// TestLayout: on the architectures with getg the calibration must find the
+// layout; anything else silently costs a thousand times more per fine call.
+func TestLayout(t *testing.T) {
+	if !haveGetg {
+		t.Skipf("no getg on %s: the portable slots are in use", runtime.GOARCH)
+	}
+	if !glayout.ok {
+		t.Fatalf("the goroutine layout was not found on %s/%s (%s): every fine call takes the portable path", runtime.GOOS, runtime.GOARCH, runtime.Version())
+	}
+	if got, want := *(*uint64)(unsafe.Add(getg(), glayout.goid)), portableGoid(); got != want {
+		t.Fatalf("goid at offset %d = %d, runtime.Stack says %d", glayout.goid, got, want)
+	}
+}
+
+// TestContextPerGoroutine: every goroutine gets its own context, the same one
+// on every call, with its own id; a goroutine that starts on a reused g gets a
+// fresh context.
+func TestContextPerGoroutine(t *testing.T) {
+	const n = 200
+	var wg sync.WaitGroup
+	ctxs := make([]*traceCtx, n)
+	ids := make([]uint64, n)
+	for round := 0; round < 3; round++ {
+		for i := 0; i < n; i++ {
+			i := i
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, id, fresh := useContext()
+				if c != context() {
+					t.Error("two contexts for one goroutine")
+				}
+				if id != portableGoid() {
+					t.Errorf("context of goroutine %d says %d", portableGoid(), id)
+				}
+				if !fresh {
+					t.Error("a new goroutine's context is not fresh")
+				}
+				ctxs[i], ids[i] = c, id
+			}()
+		}
+		wg.Wait()
+		seen := map[uint64]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				t.Fatalf("goroutine id %d twice", id)
+			}
+			seen[id] = true
+		}
+	}
+}
+
+// TestPanicking: an exit tells its own panic from a panic that was already
+// unwinding when the function was called (from a deferred call), from a
+// recovered panic and from Goexit.
+func TestPanicking(t *testing.T) {
+	if !glayout.ok {
+		t.Skip("portable slots: panics are not seen")
+	}
+	var got []bool
+	probe := func(body func()) {
+		var c Call
+		defer func() { got = append(got, panicking(&c)) }()
+		body()
+	}
+	probe(func() {}) // normal
+	func() {
+		defer func() { recover() }()
+		probe(func() { panic("own") }) // its own panic
+	}()
+	func() {
+		defer func() { recover() }()
+		defer func() { probe(func() {}) }() // called while another panic unwinds
+		panic("outer")
+	}()
+	probe(func() { // a panic recovered inside: a normal exit
+		defer func() { recover() }()
+		panic("recovered")
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		probe(runtime.Goexit) // Goexit is no panic
+	}()
+	<-done
+	want := []bool{false, true, false, false, false}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("case %d: panicking = %v, want %v (all: %v)", i, got[i], want[i], got)
+		}
+	}
+}
+
+// useContext returns the goroutine's context, its id and whether it was fresh,
+// and leaves a trace position behind, which the next goroutine on the same g
+// must not see. go:norace as the monitor's own users of contexts.
+//
+//go:norace
+func useContext() (*traceCtx, uint64, bool) {
+	c := context()
+	fresh := c.ess == 0 && c.trace == 0
+	c.ess, c.trace = 3, 7
+	return c, c.goid, fresh
+}
