@@ -102,4 +102,3 @@ func TestParseGoCommand(t *testing.T) {
 		})
 	}
 }
-

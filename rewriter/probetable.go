@@ -32,7 +32,9 @@ func (pj *packageJob) probeTable() (string, error) {
 	for i, p := range pj.probes {
 		infos[i] = probeInfoLit(p)
 	}
-	sel := func(pkg, name string) dst.Expr { return &dst.SelectorExpr{X: dst.NewIdent(pkg), Sel: dst.NewIdent(name)} }
+	sel := func(pkg, name string) dst.Expr {
+		return &dst.SelectorExpr{X: dst.NewIdent(pkg), Sel: dst.NewIdent(name)}
+	}
 	imports := []dst.Spec{
 		&dst.ImportSpec{Name: dst.NewIdent(alias), Path: strLit(monitorPath).(*dst.BasicLit)},
 		&dst.ImportSpec{Name: dst.NewIdent(atexitAlias), Path: strLit(atexitPath).(*dst.BasicLit)},

@@ -39,6 +39,7 @@ var lastTrace atomic.Uint64
 // enterFine takes the trace context at entry: order index and depth, and at a trace
 // root whether this trace is sampled. Sampling is per trace, so a recorded trace is
 // complete.
+//
 //go:norace
 func (c *Call) enterFine() {
 	ctx := context()
@@ -84,6 +85,7 @@ func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, h
 
 // record hands the call's record to s. It is split from exitFine so the budget's
 // calibration can time the real record path into a private sink.
+//
 //go:norace
 func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
 	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
