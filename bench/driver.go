@@ -394,6 +394,10 @@ func LoadAverage() float64 {
 	return x
 }
 
+// MachineEnvironment describes this machine and the go command's toolchain,
+// as every Results of a plan does.
+func MachineEnvironment() Environment { return environment() }
+
 func environment() Environment {
 	e := Environment{
 		GoVersion: runtime.Version(),

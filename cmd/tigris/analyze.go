@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/config"
+	"github.com/tigrisgo/tigris/internal/moments"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -222,23 +223,6 @@ func decodeSnapshot(data []byte) ([]monitor.Stats, error) {
 	return stats, nil
 }
 
-// moments is a Welford accumulator.
-type moments struct{ n, mean, m2 float64 }
-
-func (m *moments) add(x float64) {
-	m.n++
-	d := x - m.mean
-	m.mean += d / m.n
-	m.m2 += d * (x - m.mean)
-}
-
-func (m *moments) sd() float64 {
-	if m.n < 2 {
-		return 0
-	}
-	return math.Sqrt(m.m2 / (m.n - 1))
-}
-
 // aggregateTrace turns a trace file's records into per-probe statistics, as the
 // monitor's coarse statistics would have counted the recorded calls. Damage is
 // skipped as the reader does; the span is from the first entry to the last exit.
@@ -249,7 +233,7 @@ func aggregateTrace(path string) ([]monitor.Stats, error) {
 	}
 	defer r.Close()
 	type acc struct {
-		time, size   moments
+		time, size   moments.Moments
 		errs, panics uint64
 		def          *writer.ProbeDef
 	}
@@ -273,7 +257,7 @@ func aggregateTrace(path string) ([]monitor.Stats, error) {
 		case writer.KindRecord:
 			rec := &item.Record
 			a := get(rec.Probe)
-			a.time.add(float64(rec.TOut - rec.TIn))
+			a.time.Add(float64(rec.TOut - rec.TIn))
 			if rec.Flags&writer.FlagError != 0 {
 				a.errs++
 			}
@@ -281,7 +265,7 @@ func aggregateTrace(path string) ([]monitor.Stats, error) {
 				a.panics++
 			}
 			if rec.Flags&writer.FlagSize != 0 {
-				a.size.add(float64(rec.Size))
+				a.size.Add(float64(rec.Size))
 			}
 			from, to = min(from, rec.TIn), max(to, rec.TOut)
 		}
@@ -290,9 +274,9 @@ func aggregateTrace(path string) ([]monitor.Stats, error) {
 	var out []monitor.Stats
 	for id, a := range byID {
 		s := monitor.Stats{
-			ID: id, Signature: fmt.Sprintf("probe %d", id), Count: uint64(a.time.n),
-			MeanNs: a.time.mean, StdDevNs: a.time.sd(), Errors: a.errs, Panics: a.panics,
-			ResultSizeMean: a.size.mean, ResultSizeSD: a.size.sd(), Sized: uint64(a.size.n),
+			ID: id, Signature: fmt.Sprintf("probe %d", id), Count: uint64(a.time.N()),
+			MeanNs: a.time.Mean(), StdDevNs: a.time.StdDev(), Errors: a.errs, Panics: a.panics,
+			ResultSizeMean: a.size.Mean(), ResultSizeSD: a.size.StdDev(), Sized: uint64(a.size.N()),
 		}
 		if a.def != nil {
 			s.Signature = a.def.Signature

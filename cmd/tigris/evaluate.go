@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/bench"
+	"github.com/tigrisgo/tigris/internal/moments"
 	"github.com/tigrisgo/tigris/loadgen"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
@@ -832,7 +833,8 @@ func summarizeEval(sum *evalSummary) {
 		if cs.Runs == 0 {
 			continue
 		}
-		cs.Throughput, cs.CI95, cs.StdDev = bench.MeanCI95(cs.PerRun)
+		m := moments.Of(cs.PerRun)
+		cs.Throughput, cs.CI95, cs.StdDev = m.Mean(), m.CI95(), m.StdDev()
 		cs.CPUPerRequestUs /= float64(cs.Runs)
 		if reqs > 0 {
 			cs.CallsPerRequest = calls / reqs
@@ -861,7 +863,7 @@ func summarizeEval(sum *evalSummary) {
 	}
 	for i := range sum.Configs {
 		cs := &sum.Configs[i]
-		cs.Ratio, cs.RatioCI = bench.RatioCI95(cs.Throughput, cs.CI95, ref.Throughput, ref.CI95)
+		cs.Ratio, cs.RatioCI = moments.RatioCI95(cs.Throughput, cs.CI95, ref.Throughput, ref.CI95)
 		cs.Overhead = 1 - cs.Ratio
 	}
 }
