@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -22,8 +21,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/loadgen"
-	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/traceconv"
 )
 
@@ -137,7 +137,10 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 	defer svc.kill()
 	say("== 2. PetClinic on %s, admin endpoint on %s", svc.url, svc.admin)
 	say("   phase 1: every probe coarse; the analyzer runs every %s", o.interval)
-	c := &ctl{addr: svc.admin, out: io.Discard, client: &http.Client{Timeout: 5 * time.Second}}
+	c, err := adminclient.New(svc.admin, adminclient.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
 
 	// 3. Load, with analysis cycles reported as they happen. On a terminal the
 	// progress line redraws itself; elsewhere (CI logs) it is a line every 10s.
@@ -151,17 +154,17 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 	var mu sync.Mutex // one writer to the terminal at a time
 	seen := 0
 	showCycles := func() {
-		var h historyView
-		if _, err := c.call("GET", admin.Prefix+"analysis/history", nil, &h, ""); err != nil {
+		cycles, err := c.History(ctx)
+		if err != nil {
 			return
 		}
-		for _, cy := range h.Cycles[min(seen, len(h.Cycles)):] {
+		for _, cy := range cycles[min(seen, len(cycles)):] {
 			mu.Lock()
 			clear()
 			printDemoCycle(stdout, &cy)
 			mu.Unlock()
 		}
-		seen = max(seen, len(h.Cycles))
+		seen = max(seen, len(cycles))
 	}
 	stats, err := loadgen.Run(ctx, loadgen.Options{
 		BaseURL:  svc.url,
@@ -192,7 +195,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 		stats.Latency.P50.Round(time.Microsecond), stats.Latency.P99.Round(time.Microsecond), stats.Errors, errorStatuses(stats.Status))
 
 	// 4. The story so far.
-	if err := demoReport(stdout, c, seen); err != nil {
+	if err := demoReport(ctx, stdout, c); err != nil {
 		return err
 	}
 
@@ -220,44 +223,44 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, o demoOptions) error
 }
 
 // demoReport prints the phase-1 statistics, the analysis cycles and the writer.
-func demoReport(stdout io.Writer, c *ctl, cycles int) error {
+func demoReport(ctx context.Context, stdout io.Writer, c *adminclient.Client) error {
 	say := func(format string, args ...any) { fmt.Fprintf(stdout, format+"\n", args...) }
-	var l admin.StatsList
-	if _, err := c.call("GET", admin.Prefix+"stats?sort=total&top=10", nil, &l, ""); err != nil {
+	l, err := c.Stats(ctx, adminclient.StatsQuery{Sort: "total", Top: 10})
+	if err != nil {
 		return fmt.Errorf("demo: reading statistics: %w", err)
 	}
 	say("== 4. Phase 1: coarse statistics, top %d of %d functions by total time", len(l.Stats), l.Matched)
 	tw := newTable(stdout)
 	fmt.Fprintln(tw, "   MODE\tCALLS\tMEAN\tTOTAL\tERRORS\tFUNCTION")
 	for _, s := range l.Stats {
-		fmt.Fprintf(tw, "   %s\t%d\t%s\t%s\t%d\t%s\n", s.Mode, s.Count, fmtNs(s.MeanNs), fmtNs(s.TotalNs), s.Errors, shortSig(s.Signature))
+		fmt.Fprintf(tw, "   %s\t%d\t%s\t%s\t%d\t%s\n", s.Mode, s.Count, human.Ns(s.MeanNs), human.Ns(s.TotalNs), s.Errors, shortSig(s.Signature))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var h historyView
-	if _, err := c.call("GET", admin.Prefix+"analysis/history", nil, &h, ""); err != nil {
+	cycles, err := c.History(ctx)
+	if err != nil {
 		return fmt.Errorf("demo: reading the analysis history: %w", err)
 	}
 	say("")
-	say("   Phase 2: %d analysis cycle(s); the last selection is traced in detail.", len(h.Cycles))
-	if n := len(h.Cycles); n > 0 {
-		last := h.Cycles[n-1]
+	say("   Phase 2: %d analysis cycle(s); the last selection is traced in detail.", len(cycles))
+	if n := len(cycles); n > 0 {
+		last := cycles[n-1]
 		say("   selected now (%d): %s", len(last.Selected), strings.Join(mapSlice(last.Selected, shortSig), ", "))
 		say("   sampling rate in force: %.1f%%", 100*last.Sampling)
 	} else {
 		say("   (no cycle yet: run longer than --interval)")
 	}
-	var w admin.WriterState
-	if _, err := c.call("GET", admin.Prefix+"writer", nil, &w, ""); err != nil {
+	w, err := c.Writer(ctx)
+	if err != nil {
 		return fmt.Errorf("demo: reading the writer state: %w", err)
 	}
 	say("   trace writer: %d records written, %d dropped, %d queued, %s in %s",
-		w.Written, w.Dropped, w.Queued, byteSize(int64(w.Bytes)), cmpOr(w.CurrentFile, "(not opened)"))
+		w.Written, w.Dropped, w.Queued, human.Bytes(int64(w.Bytes)), cmpOr(w.CurrentFile, "(not opened)"))
 	return nil
 }
 
-func printDemoCycle(stdout io.Writer, cy *cycleView) {
+func printDemoCycle(stdout io.Writer, cy *adminclient.Cycle) {
 	if cy.Err != "" {
 		fmt.Fprintf(stdout, "   cycle %d: failed: %s\n", cy.Seq, cy.Err)
 		return

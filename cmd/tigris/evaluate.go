@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +22,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/bench"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/moments"
 	"github.com/tigrisgo/tigris/loadgen"
 	"github.com/tigrisgo/tigris/runtime/monitor"
@@ -465,7 +466,7 @@ func (o *benchOptions) runPetclinic(ctx context.Context, stdout, stderr io.Write
 		}
 		*b.bin = exe
 		sum.Builds = append(sum.Builds, bench.BuildResult{Binary: b.name, Duration: time.Since(start), Size: fi.Size()})
-		fmt.Fprintf(stderr, "bench: built %s petclinic in %s (%s)\n", b.name, time.Since(start).Round(100*time.Millisecond), byteSize(fi.Size()))
+		fmt.Fprintf(stderr, "bench: built %s petclinic in %s (%s)\n", b.name, time.Since(start).Round(100*time.Millisecond), human.Bytes(fi.Size()))
 	}
 
 	total := p.Runs * len(p.Configs)
@@ -567,7 +568,7 @@ func evalRunLine(r *evalRun, c *evalConfig, done, total int, elapsed time.Durati
 	mean /= time.Duration(len(took))
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%*d/%d %s, ETA %s] run %d/%d %s: %.1f req/s (%d requests, %d errors",
-		len(strconv.Itoa(total)), done, total, fmtClock(elapsed), fmtClock(time.Duration(total-done)*mean), r.Run, runs, c.Name, r.Throughput, r.Requests, r.Errors)
+		len(strconv.Itoa(total)), done, total, human.Clock(elapsed), human.Clock(time.Duration(total-done)*mean), r.Run, runs, c.Name, r.Throughput, r.Requests, r.Errors)
 	if r.NoAnswer > 0 {
 		fmt.Fprintf(&b, ", %d without answer", r.NoAnswer)
 	}
@@ -583,12 +584,6 @@ func evalRunLine(r *evalRun, c *evalConfig, done, total int, elapsed time.Durati
 	}
 	fmt.Fprintf(&b, "; load %.1f, other processes %.1f CPU-s", r.LoadAvg, r.OtherCPUSeconds)
 	return b.String()
-}
-
-// fmtClock formats d as m:ss.
-func fmtClock(d time.Duration) string {
-	s := int(d.Round(time.Second).Seconds())
-	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
 // runOnce starts a fresh service for c, loads it and measures one window.
@@ -612,9 +607,11 @@ func (ev *evaluation) runOnce(ctx context.Context, c evalConfig, rep int) (evalR
 		return r, err
 	}
 	defer svc.kill()
-	var a *ctl
+	var a *adminclient.Client
 	if !c.plain() {
-		a = &ctl{addr: svc.admin, out: io.Discard, client: &http.Client{Timeout: 10 * time.Second}}
+		if a, err = adminclient.New(svc.admin, adminclient.Options{}); err != nil {
+			return r, err
+		}
 	}
 
 	lo := loadgen.Options{BaseURL: svc.url, ThinkTime: -1, Seed: ev.plan.Seed + 1000*uint64(rep), Duration: time.Duration(ev.plan.Warmup)}
@@ -627,12 +624,12 @@ func (ev *evaluation) runOnce(ctx context.Context, c evalConfig, rep int) (evalR
 		// The window starts after the first cycle: load on, one interval at a
 		// time, for at most four more intervals.
 		for extra := 0; ; extra++ {
-			h, err := evalHistory(a)
+			h, err := evalHistory(ctx, a)
 			if err != nil {
 				return r, err
 			}
-			if n := len(h.Cycles); n > 0 {
-				if e := h.Cycles[n-1].Err; e != "" {
+			if n := len(h); n > 0 {
+				if e := h[n-1].Err; e != "" {
 					return r, fmt.Errorf("analysis cycle failed: %s", e)
 				}
 				break
@@ -651,7 +648,7 @@ func (ev *evaluation) runOnce(ctx context.Context, c evalConfig, rep int) (evalR
 
 	var before evalSnapshot
 	if a != nil {
-		if before, err = takeEvalSnapshot(a); err != nil {
+		if before, err = takeEvalSnapshot(ctx, a); err != nil {
 			return r, err
 		}
 	}
@@ -666,7 +663,7 @@ func (ev *evaluation) runOnce(ctx context.Context, c evalConfig, rep int) (evalR
 	r.P50Ms = float64(ms.Latency.P50) / 1e6
 	r.P99Ms = float64(ms.Latency.P99) / 1e6
 	if a != nil {
-		after, err := takeEvalSnapshot(a)
+		after, err := takeEvalSnapshot(ctx, a)
 		if err != nil {
 			return r, err
 		}
@@ -675,11 +672,11 @@ func (ev *evaluation) runOnce(ctx context.Context, c evalConfig, rep int) (evalR
 		r.Records = after.produced() - before.produced()
 		r.Dropped = after.writer.Dropped - before.writer.Dropped
 		if c.twoPhase() {
-			h, err := evalHistory(a)
+			h, err := evalHistory(ctx, a)
 			if err != nil {
 				return r, err
 			}
-			for _, cy := range h.Cycles {
+			for _, cy := range h {
 				if cy.At.Before(windowStart) {
 					r.CyclesBefore++
 					r.Selected = cy.Selected
@@ -766,13 +763,15 @@ func (s evalSnapshot) produced() uint64 {
 	return s.writer.Written + s.writer.Queued + s.writer.Dropped
 }
 
-func takeEvalSnapshot(a *ctl) (evalSnapshot, error) {
+func takeEvalSnapshot(ctx context.Context, a *adminclient.Client) (evalSnapshot, error) {
 	var s evalSnapshot
-	if _, err := a.call("GET", admin.Prefix+"writer", nil, &s.writer, ""); err != nil {
+	w, err := a.Writer(ctx)
+	if err != nil {
 		return s, fmt.Errorf("reading the writer state: %w", err)
 	}
-	var l admin.StatsList
-	if _, err := a.call("GET", admin.Prefix+"stats?sort=id", nil, &l, ""); err != nil {
+	s.writer = *w
+	l, err := a.Stats(ctx, adminclient.StatsQuery{Sort: "id"})
+	if err != nil {
 		return s, fmt.Errorf("reading the statistics: %w", err)
 	}
 	for _, st := range l.Stats {
@@ -782,10 +781,10 @@ func takeEvalSnapshot(a *ctl) (evalSnapshot, error) {
 	return s, nil
 }
 
-func evalHistory(a *ctl) (historyView, error) {
-	var h historyView
-	if _, err := a.call("GET", admin.Prefix+"analysis/history", nil, &h, ""); err != nil {
-		return h, fmt.Errorf("reading the analysis history: %w", err)
+func evalHistory(ctx context.Context, a *adminclient.Client) ([]adminclient.Cycle, error) {
+	h, err := a.History(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the analysis history: %w", err)
 	}
 	return h, nil
 }
