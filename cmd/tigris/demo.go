@@ -22,8 +22,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
 	"github.com/tigrisgo/tigris/internal/human"
-	"github.com/tigrisgo/tigris/loadgen"
 	"github.com/tigrisgo/tigris/traceconv"
 )
 

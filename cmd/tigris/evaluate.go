@@ -24,9 +24,9 @@ import (
 
 	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/bench"
+	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
 	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/moments"
-	"github.com/tigrisgo/tigris/loadgen"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/settings"
