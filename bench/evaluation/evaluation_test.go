@@ -2,15 +2,19 @@ package evaluation
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tigrisgo/tigris/bench"
 )
 
 func TestConfigEnvironment(t *testing.T) {
@@ -229,5 +233,42 @@ func TestReadSummary(t *testing.T) {
 	}
 	if _, err := ReadSummary(other); err == nil || !strings.Contains(err.Error(), `not a petclinic evaluation (workload "moobench")`) {
 		t.Errorf("a MooBench summary: %v", err)
+	}
+}
+
+// TestDriverPlain runs the plain configuration of a short plan for real: the
+// example builds with the go command (no tigris executable is needed), serves
+// load and is measured. Only what the run did is checked, never a throughput.
+func TestDriverPlain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and loads the PetClinic example")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	root, err := bench.FindRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := TinyPlan()
+	p.Warmup, p.Duration = dur(500*time.Millisecond), dur(time.Second)
+	p.Configs = Configs(p)
+	if p, err = p.Only("none"); err != nil {
+		t.Fatal(err)
+	}
+	var progress bytes.Buffer
+	d := &Driver{Root: root, Progress: &progress}
+	sum, err := d.Run(context.Background(), p)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress.String())
+	}
+	if !sum.Complete || len(sum.Runs) != 1 || len(sum.Builds) != 1 || sum.Builds[0].Binary != "plain" {
+		t.Fatalf("summary: complete %v, %d runs, builds %+v", sum.Complete, len(sum.Runs), sum.Builds)
+	}
+	if r := sum.Runs[0]; r.Requests == 0 || r.Throughput <= 0 || r.NoAnswer != 0 || r.MonitoredCalls != 0 {
+		t.Errorf("run: %d requests, %v req/s, %d without answer, %d monitored calls", r.Requests, r.Throughput, r.NoAnswer, r.MonitoredCalls)
+	}
+	if !regexp.MustCompile(`(?m)^\[1/1 0:\d\d, ETA 0:00\] run 1/1 none: `).MatchString(progress.String()) {
+		t.Errorf("progress:\n%s", progress.String())
 	}
 }

@@ -45,13 +45,15 @@ func fileExists(name string) bool {
 }
 
 // buildEnv is the environment of the example's build: the user's, with
-// go.mod/go.sum updates allowed (the example is its own module) and no
-// inherited -toolexec (tigris go adds its own).
+// go.mod/go.sum updates allowed (the example is its own module), no
+// inherited -toolexec (tigris go adds its own), and outside the repository's
+// development workspace (go.work): in workspace mode the go command refuses
+// -mod=mod, so neither the evaluation nor the demo could build.
 func buildEnv() []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "GOFLAGS=") || strings.HasPrefix(kv, "TIGRIS_")
+		return strings.HasPrefix(kv, "GOFLAGS=") || strings.HasPrefix(kv, "GOWORK=") || strings.HasPrefix(kv, "TIGRIS_")
 	})
-	return append(env, "GOFLAGS=-mod=mod")
+	return append(env, "GOFLAGS=-mod=mod", "GOWORK=off")
 }
 
 // runWithTicker runs cmd, showing elapsed time on stderr while it runs, and its
