@@ -32,8 +32,8 @@ type ExperimentSummary struct {
 	Baseline    string          `json:"baseline"`
 	Peer        string          `json:"peer,omitempty"`
 	Configs     []ConfigSummary `json:"configs"` // in plan order
-	// Targets compares the standard configurations with DESIGN.md's
-	// performance targets; empty when the plan lacks them.
+	// Targets compares the standard configurations with the performance
+	// targets (docs/performance.md); empty when the plan lacks them.
 	Targets []TargetCheck `json:"targets,omitempty"`
 }
 

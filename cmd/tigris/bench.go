@@ -66,8 +66,9 @@ confidence interval, median, quartiles, minimum and maximum per top-level call;
 per monitored call the portions I, C and W, each as a multiple of the cost of
 two monotonic clock reads measured by the same processes, and every overhead as
 a share of the peer's; the records written and lost; allocations; and the
-comparison with DESIGN.md's targets. Run it on an idle machine: the table warns
-when the load average exceeded the number of CPUs.`
+comparison with the performance targets (docs/performance.md). Run it on an
+idle machine: the table warns when the load average exceeded the number of
+CPUs.`
 
 func newBenchCmd() *cobra.Command {
 	var o benchOptions
