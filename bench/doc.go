@@ -1,7 +1,10 @@
 // Package bench drives MooBench, the micro-benchmark for monitoring overhead of
-// van Hoorn, Waller et al. (shared/papers/moobench-monitoring-overhead-thesis.txt,
-// ch. 6–8; DESIGN.md, "Performance targets"), for tigris and its OpenTelemetry
-// peer, and analyses the raw data it produces.
+// van Hoorn, Waller et al. (J. Waller, Performance Benchmarking of Application
+// Monitoring Frameworks, PhD thesis, Kiel University, 2014, ch. 6–8: "the
+// thesis" below), for tigris and its OpenTelemetry peer, and analyses the raw
+// data it produces against tigris's performance targets (docs/performance.md
+// lists them with the latest verdicts). The PetClinic evaluation, the other
+// workload of `tigris bench`, is package bench/evaluation.
 //
 // # The experiment
 //
@@ -35,11 +38,11 @@
 // Every top-level call makes depth monitored calls, so a portion per monitored
 // call is the difference of two configurations divided by depth. Each portion is
 // also given as a multiple of the cost of two monotonic clock reads measured by
-// the same processes (the yardstick of DESIGN.md's targets), and each
+// the same processes (the yardstick of the performance targets), and each
 // configuration's total overhead as a ratio to the peer's (of the means and of
 // the medians). Each process also counts the heap allocations made during its
 // benchmark loop, reported per monitored call. [ExperimentSummary.Targets]
-// holds the verdicts on DESIGN.md's targets.
+// holds the verdicts on the performance targets.
 //
 // # Statistics
 //
@@ -49,7 +52,9 @@
 // mean with its 95 % confidence interval (z = 1.96 for n ≥ 30, Student's t below),
 // the median, the quartiles as medians of the lower and upper half (the middle
 // value excluded when n is odd), the minimum and the maximum. The per-run means
-// are kept as well, to spot a run that went wrong.
+// are kept as well, to spot a run that went wrong. Means, deviations and
+// intervals come from package internal/moments, which the evaluation and tigris
+// analyze share.
 //
 // # Driving
 //
@@ -70,10 +75,11 @@
 //	sum, err := bench.Report(d.Dir, res, true) // results.json, summary.json, table.txt, charts, raw.csv.gz
 //	bench.WriteTable(os.Stdout, sum)
 //
-// `tigris bench` (cmd/tigris/bench.go) is a command around exactly that, with
-// [Plan.With] for its parameter flags. [QuickPlan], [FullPlan] and [TinyPlan]
-// say what they run and how long it takes; FullPlan shortens the thesis'
-// 500 µs experiment ([FullPlanLongCalls]).
+// `tigris bench` (cmd/tigris/bench_moobench.go) is a command around exactly
+// that, with [Plan.With] for its parameter flags and [Describe] for what it is
+// about to do. [QuickPlan], [FullPlan] and [TinyPlan] say what they run and how
+// long it takes; FullPlan shortens the thesis' 500 µs experiment
+// ([FullPlanLongCalls]).
 //
 // # Output
 //
@@ -81,7 +87,7 @@
 // measurement, warm-up included), [WriteJSON] (the [Summary]), [WriteTable] (a
 // terminal table in the style of the thesis' Table 11.1, then the portions per
 // monitored call, the records written and lost with the allocations, and the
-// verdicts on DESIGN.md's targets) and [WriteSVG] (one bar per configuration,
+// verdicts on the performance targets) and [WriteSVG] (one bar per configuration,
 // stacked T/I/C/W segments of the medians, as in the thesis' figures). [Report]
 // writes them all into a directory, with results.json, from which
 // [ReadResults] and [Summarize] make the report again.

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tigrisgo/tigris/internal/human"
 )
 
 // Driver builds and runs a [Plan]: MooBench's External Controller. The zero value
@@ -155,7 +157,7 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 		rd.Timings = nil // Summarize reads them again, one configuration at a time
 		res.Runs = append(res.Runs, *rd)
 		fmt.Fprintf(progress, "[%d/%d %s, ETA %s] %s run %d/%d %-12s %s\n",
-			i+1, len(jobs), fmtClock(time.Since(t0)), fmtClock(clock.remaining(jobs[i+1:])),
+			i+1, len(jobs), human.Clock(time.Since(t0)), human.Clock(clock.remaining(jobs[i+1:])),
 			j.e.Name, j.run, j.e.Params.Runs, j.v.Name, line)
 	}
 	return res, nil
@@ -216,15 +218,6 @@ func (m *eta) remaining(jobs []job) time.Duration {
 		}
 	}
 	return d
-}
-
-// fmtClock formats d as m:ss or h:mm:ss.
-func fmtClock(d time.Duration) string {
-	sec := int64(d.Round(time.Second) / time.Second)
-	if sec >= 3600 {
-		return fmt.Sprintf("%d:%02d:%02d", sec/3600, sec/60%60, sec%60)
-	}
-	return fmt.Sprintf("%d:%02d", sec/60, sec%60)
 }
 
 // runLine summarises a run for the progress output; rd's timings are loaded.
@@ -393,6 +386,10 @@ func LoadAverage() float64 {
 	x, _ := strconv.ParseFloat(f[0], 64)
 	return x
 }
+
+// MachineEnvironment describes this machine and the go command's toolchain,
+// as every Results of a plan does.
+func MachineEnvironment() Environment { return environment() }
 
 func environment() Environment {
 	e := Environment{

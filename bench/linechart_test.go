@@ -9,34 +9,6 @@ import (
 	"testing"
 )
 
-func TestMeanCI95(t *testing.T) {
-	m, ci, sd := MeanCI95([]float64{10, 12, 14})
-	// s = 2, t(2) = 4.303.
-	if !near(m, 12) || !near(sd, 2) || !near(ci, 4.303*2/math.Sqrt(3)) {
-		t.Errorf("MeanCI95 = %v ± %v (sd %v), want 12 ± %v (sd 2)", m, ci, sd, 4.303*2/math.Sqrt(3))
-	}
-	if m, ci, sd := MeanCI95([]float64{7}); m != 7 || ci != 0 || sd != 0 {
-		t.Errorf("one value: %v ± %v (sd %v)", m, ci, sd)
-	}
-	if m, _, _ := MeanCI95(nil); !math.IsNaN(m) {
-		t.Errorf("no value: mean %v, want NaN", m)
-	}
-}
-
-func TestRatioCI95(t *testing.T) {
-	r, ci := RatioCI95(90, 0.9, 100, 2)
-	want := 0.9 * math.Hypot(0.01, 0.02)
-	if !near(r, 0.9) || !near(ci, want) {
-		t.Errorf("RatioCI95 = %v ± %v, want 0.9 ± %v", r, ci, want)
-	}
-	if r, ci := RatioCI95(50, 0, 100, 2); r != 0.5 || ci != 0 {
-		t.Errorf("without the numerator's interval: %v ± %v", r, ci)
-	}
-	if r, _ := RatioCI95(1, 1, 0, 1); !math.IsNaN(r) {
-		t.Errorf("over 0: %v, want NaN", r)
-	}
-}
-
 func TestWriteLineChart(t *testing.T) {
 	c := &LineChart{
 		Title: "throughput <by> sampling", XTitle: "sampling", YTitle: "req/s", Unit: "req/s",

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -314,4 +316,26 @@ func (p Plan) Only(names ...string) (Plan, error) {
 	}
 	p.Variants = vs
 	return p, nil
+}
+
+// Describe says on w what running p will do, with its results going to out, and
+// how long it may take at the least; it warns when the machine is busy.
+func Describe(w io.Writer, p Plan, out string) {
+	var names []string
+	for _, v := range p.Variants {
+		names = append(names, v.Name)
+	}
+	fmt.Fprintf(w, "bench: plan %s, configurations %s; results in %s\n", p.Name, strings.Join(names, ", "), out)
+	for _, e := range p.Experiments {
+		q := e.Params
+		fmt.Fprintf(w, "bench: experiment %s: %d run(s) × %d call(s) × %d goroutine(s), depth %d, method time %v, warm-up %.0f%%\n",
+			e.Name, q.Runs, q.Calls, q.Goroutines, q.Depth, q.MethodTime, 100*q.Warmup)
+	}
+	// 100 ns per monitored call is about a tigris fine record; the peer costs
+	// more, which the progress lines' estimates take into account once it ran.
+	fmt.Fprintf(w, "bench: the runs take at least %v, plus the builds\n", p.Estimate(100*time.Nanosecond).Round(time.Second))
+	if load := LoadAverage(); load > float64(runtime.NumCPU()) {
+		fmt.Fprintf(w, "bench: warning: load average %.1f on %d CPU(s): the machine is busy, expect noisy means (medians hold up better)\n",
+			load, runtime.NumCPU())
+	}
 }

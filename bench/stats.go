@@ -3,6 +3,8 @@ package bench
 import (
 	"math"
 	"slices"
+
+	"github.com/tigrisgo/tigris/internal/moments"
 )
 
 // Stats describe a sample of timings in ns, as the thesis reports them
@@ -29,26 +31,15 @@ func Compute(xs []int64) Stats {
 		return Stats{}
 	}
 	slices.Sort(xs)
-	var sum float64
-	for _, x := range xs {
-		sum += float64(x)
-	}
-	mean := sum / float64(n)
-	var ss float64
-	for _, x := range xs {
-		d := float64(x) - mean
-		ss += d * d
-	}
+	m := moments.Of(xs)
 	s := Stats{
 		N:      int64(n),
-		Mean:   mean,
+		Mean:   m.Mean(),
+		CI95:   m.CI95(),
+		StdDev: m.StdDev(),
 		Median: median(xs),
 		Min:    xs[0],
 		Max:    xs[n-1],
-	}
-	if n > 1 {
-		s.StdDev = math.Sqrt(ss / float64(n-1))
-		s.CI95 = critical95(n-1) * s.StdDev / math.Sqrt(float64(n))
 	}
 	if n == 1 {
 		s.Q1, s.Q3 = s.Median, s.Median
@@ -68,23 +59,6 @@ func median(xs []int64) float64 {
 	return (float64(xs[n/2-1]) + float64(xs[n/2])) / 2
 }
 
-// tTable holds Student's t_{0.975, df} for df = 1..29.
-var tTable = [...]float64{
-	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
-}
-
-// critical95 is the two-sided 95 % critical value for a sample with df degrees of
-// freedom: Student's t below n = 30, the normal distribution's 1.96 from there
-// on (thesis, section 3.4.1).
-func critical95(df int) float64 {
-	if df >= 1 && df <= len(tTable) {
-		return tTable[df-1]
-	}
-	return 1.96
-}
-
 // DiffCI95 is the half-width of the 95 % confidence interval of the difference
 // of the means of two independent samples (Welch's standard error).
 func DiffCI95(a, b Stats) float64 {
@@ -92,5 +66,5 @@ func DiffCI95(a, b Stats) float64 {
 		return 0
 	}
 	se := math.Sqrt(a.StdDev*a.StdDev/float64(a.N) + b.StdDev*b.StdDev/float64(b.N))
-	return critical95(int(min(a.N, b.N)-1)) * se
+	return moments.Critical95(int(min(a.N, b.N)-1)) * se
 }

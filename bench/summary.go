@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"time"
+
+	"github.com/tigrisgo/tigris/internal/moments"
 )
 
 // Summary is the analysis of a plan's results: what WriteJSON, WriteTable and
@@ -30,8 +32,8 @@ type ExperimentSummary struct {
 	Baseline    string          `json:"baseline"`
 	Peer        string          `json:"peer,omitempty"`
 	Configs     []ConfigSummary `json:"configs"` // in plan order
-	// Targets compares the standard configurations with DESIGN.md's
-	// performance targets; empty when the plan lacks them.
+	// Targets compares the standard configurations with the performance
+	// targets (docs/performance.md); empty when the plan lacks them.
 	Targets []TargetCheck `json:"targets,omitempty"`
 }
 
@@ -163,7 +165,7 @@ func Summarize(res *Results) (*Summary, error) {
 				}
 				n := len(pooled)
 				pooled = r.AppendSteady(pooled, e.Params.Warmup)
-				cs.RunMeans = append(cs.RunMeans, mean(pooled[n:]))
+				cs.RunMeans = append(cs.RunMeans, moments.Of(pooled[n:]).Mean())
 				if loaded {
 					r.Timings = nil
 				}
@@ -273,17 +275,6 @@ func (e *ExperimentSummary) derivePortions() {
 			c.VsPeerMedian = c.Overhead.Median / peer.Overhead.Median
 		}
 	}
-}
-
-func mean(xs []int64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += float64(x)
-	}
-	return s / float64(len(xs))
 }
 
 func medianFloat(xs []float64) float64 {

@@ -2,11 +2,11 @@ package bench
 
 import "fmt"
 
-// TargetCheck is one of DESIGN.md's performance targets ("Performance
-// targets") against an experiment's measurements.
+// TargetCheck is one of tigris's performance targets (docs/performance.md lists
+// them) against an experiment's measurements.
 type TargetCheck struct {
 	Name     string  `json:"name"`     // the portion or property: "I", "C", "C+W", ...
-	Target   string  `json:"target"`   // the target as DESIGN.md states it
+	Target   string  `json:"target"`   // the target in words
 	Measured string  `json:"measured"` // what the experiment measured, for people
 	Value    float64 `json:"value"`    // the measured number the verdict compares ...
 	Limit    float64 `json:"limit"`    // ... with this limit
@@ -22,7 +22,7 @@ type TargetCheck struct {
 // call, or its sampled share.
 const allocEpsilon = 0.05
 
-// checkTargets compares e's standard configurations with DESIGN.md's targets,
+// checkTargets compares e's standard configurations with the performance targets,
 // using medians (robust to the preemption a shared machine adds) and, for the
 // peer, means as well. A target whose configurations are missing is left out.
 func (e *ExperimentSummary) checkTargets() []TargetCheck {

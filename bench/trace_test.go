@@ -83,11 +83,3 @@ func TestETA(t *testing.T) {
 		t.Errorf("nothing left: %v", got)
 	}
 }
-
-func TestFmtClock(t *testing.T) {
-	for d, want := range map[time.Duration]string{0: "0:00", 1499 * time.Millisecond: "0:01", 65 * time.Second: "1:05", 3723 * time.Second: "1:02:03"} {
-		if got := fmtClock(d); got != want {
-			t.Errorf("fmtClock(%v) = %q, want %q", d, got, want)
-		}
-	}
-}

@@ -1,15 +1,16 @@
 package main
 
+// tigris bench: the command, its flags and what both workloads share; the
+// MooBench workload is bench_moobench.go, the PetClinic evaluation
+// bench_petclinic.go.
+
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,8 +66,9 @@ confidence interval, median, quartiles, minimum and maximum per top-level call;
 per monitored call the portions I, C and W, each as a multiple of the cost of
 two monotonic clock reads measured by the same processes, and every overhead as
 a share of the peer's; the records written and lost; allocations; and the
-comparison with DESIGN.md's targets. Run it on an idle machine: the table warns
-when the load average exceeded the number of CPUs.`
+comparison with the performance targets (docs/performance.md). Run it on an
+idle machine: the table warns when the load average exceeded the number of
+CPUs.`
 
 func newBenchCmd() *cobra.Command {
 	var o benchOptions
@@ -113,7 +115,7 @@ type benchOptions struct {
 	out, from, root   string
 	rawCSV, keep      bool
 	workload          string
-	eval              evalOptions // --workload petclinic (evaluate.go)
+	eval              evalOptions // --workload petclinic (bench_petclinic.go)
 
 	changed func(flag string) bool // the command line's: was the flag given
 }
@@ -144,50 +146,47 @@ func (o *benchOptions) register(cmd *cobra.Command) {
 	o.registerWorkload(cmd)
 }
 
-func (o *benchOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
-	if done, err := o.runWorkload(ctx, stdout, stderr); done {
-		return err
+// planName is the plan --quick, --full or --tiny names, "quick" by default.
+func (o *benchOptions) planName() (string, error) {
+	var names []string
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{{o.quick, "quick"}, {o.full, "full"}, {o.tiny, "tiny"}} {
+		if f.set {
+			names = append(names, f.name)
+		}
 	}
-	if o.from != "" {
-		return o.summarizeAgain(stdout, stderr)
+	switch len(names) {
+	case 0:
+		return "quick", nil
+	case 1:
+		return names[0], nil
 	}
-	root, err := o.repoRoot()
-	if err != nil {
-		return err
+	return "", errors.New("--quick, --full and --tiny exclude each other")
+}
+
+// repoAndSelf returns the tigris repository (repoRoot) and this executable,
+// which builds the instrumented configurations, with symbolic links resolved.
+func (o *benchOptions) repoAndSelf() (root, self string, err error) {
+	if root, err = o.repoRoot(); err != nil {
+		return "", "", err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("locating the tigris executable: %w", err)
+	if self, err = os.Executable(); err != nil {
+		return "", "", fmt.Errorf("locating the tigris executable: %w", err)
 	}
 	if resolved, err := filepath.EvalSymlinks(self); err == nil {
 		self = resolved
 	}
-	p, err := o.plan(root, bench.TigrisBuild(self, root))
-	if err != nil {
-		return err
+	return root, self, nil
+}
+
+// outDir is the results directory: --out, else <kind>-results/<plan>-<time>.
+func (o *benchOptions) outDir(kind, plan string) string {
+	if o.out != "" {
+		return o.out
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("moobench-results", p.Name+"-"+time.Now().Format("20060102-150405"))
-	}
-	describePlan(stderr, p, out)
-	d := &bench.Driver{Dir: out, Progress: stderr, KeepScratch: o.keep}
-	res, err := d.Run(ctx, p)
-	if err != nil {
-		if res != nil && len(res.Runs) > 0 {
-			// Keep what ran: Report writes results.json first, so --from can
-			// summarize it even when this partial report fails.
-			bench.Report(out, res, false)
-			if _, serr := os.Stat(filepath.Join(out, "results.json")); serr == nil {
-				fmt.Fprintf(stderr, "bench: the %d run(s) done are in %s; tigris bench --from %s summarizes them\n", len(res.Runs), out, out)
-			}
-		}
-		if errors.Is(err, context.Canceled) {
-			return errors.New("interrupted")
-		}
-		return err
-	}
-	return writeBenchReport(stdout, stderr, out, res, o.rawCSV)
+	return filepath.Join(kind+"-results", plan+"-"+time.Now().Format("20060102-150405"))
 }
 
 // repoRoot is the tigris repository: --root, or found upward from the current
@@ -209,109 +208,4 @@ func (o *benchOptions) repoRoot() (string, error) {
 		return "", fmt.Errorf("run it in a clone of the tigris repository, or name one with --root: %w", err)
 	}
 	return root, nil
-}
-
-// plan builds the plan the flags ask for, with tigris building the tigris
-// configurations, and validates it.
-func (o *benchOptions) plan(root string, tigris bench.BuildFunc) (bench.Plan, error) {
-	var p bench.Plan
-	n := 0
-	for _, set := range []bool{o.quick, o.full, o.tiny} {
-		if set {
-			n++
-		}
-	}
-	switch {
-	case n > 1:
-		return p, errors.New("--quick, --full and --tiny exclude each other")
-	case o.full:
-		p = bench.FullPlan(root, tigris)
-	case o.tiny:
-		p = bench.TinyPlan(root, tigris)
-	default:
-		p = bench.QuickPlan(root, tigris)
-	}
-	if o.calls < 0 || o.runs < 0 || o.depth < 0 || o.gor < 0 || o.pause < 0 {
-		return p, errors.New("--calls, --runs, --depth, --goroutines and --pause must not be negative")
-	}
-	if o.warmup < 0 || o.warmup >= 1 {
-		return p, fmt.Errorf("--warmup %v: want a share in (0, 1)", o.warmup)
-	}
-	for _, mt := range o.methodTimes {
-		if mt < 0 {
-			return p, fmt.Errorf("--method-time %v: must not be negative", mt)
-		}
-	}
-	p = p.With(bench.Overrides{Calls: o.calls, Runs: o.runs, Depth: o.depth, Goroutines: o.gor,
-		Warmup: o.warmup, MethodTimes: o.methodTimes})
-	if o.blocking {
-		p = bench.WithBlocking(p)
-	}
-	if len(o.only) > 0 {
-		var err error
-		if p, err = p.Only(o.only...); err != nil {
-			return p, fmt.Errorf("--only: %w", err)
-		}
-	}
-	p.Pause = o.pause
-	return p, p.Validate()
-}
-
-// summarizeAgain is --from: the report of earlier results, written again with
-// this version's analysis.
-func (o *benchOptions) summarizeAgain(stdout, stderr io.Writer) error {
-	var given []string
-	for _, f := range planFlags {
-		if o.changed != nil && o.changed(f) {
-			given = append(given, "--"+f)
-		}
-	}
-	if len(given) > 0 {
-		return fmt.Errorf("--from summarizes earlier results; it does not take %s", strings.Join(given, ", "))
-	}
-	res, err := bench.ReadResults(filepath.Join(o.from, "results.json"))
-	if err != nil {
-		return err
-	}
-	// Writing every measurement again takes minutes for the full plan.
-	csv := o.changed != nil && o.changed("raw-csv") && o.rawCSV
-	return writeBenchReport(stdout, stderr, o.from, res, csv)
-}
-
-// writeBenchReport writes the report into dir and the table to stdout.
-func writeBenchReport(stdout, stderr io.Writer, dir string, res *bench.Results, rawCSV bool) error {
-	s, err := bench.Report(dir, res, rawCSV)
-	if err != nil {
-		return err
-	}
-	if err := bench.WriteTable(stdout, s); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "bench: report in %s (table.txt, summary.json, chart-*.svg", dir)
-	if rawCSV {
-		fmt.Fprint(stderr, ", raw.csv.gz")
-	}
-	fmt.Fprintln(stderr, ")")
-	return nil
-}
-
-// describePlan says on stderr what is about to happen and how long it may take.
-func describePlan(w io.Writer, p bench.Plan, out string) {
-	var names []string
-	for _, v := range p.Variants {
-		names = append(names, v.Name)
-	}
-	fmt.Fprintf(w, "bench: plan %s, configurations %s; results in %s\n", p.Name, strings.Join(names, ", "), out)
-	for _, e := range p.Experiments {
-		q := e.Params
-		fmt.Fprintf(w, "bench: experiment %s: %d run(s) × %d call(s) × %d goroutine(s), depth %d, method time %v, warm-up %.0f%%\n",
-			e.Name, q.Runs, q.Calls, q.Goroutines, q.Depth, q.MethodTime, 100*q.Warmup)
-	}
-	// 100 ns per monitored call is about a tigris fine record; the peer costs
-	// more, which the progress lines' estimates take into account once it ran.
-	fmt.Fprintf(w, "bench: the runs take at least %v, plus the builds\n", p.Estimate(100*time.Nanosecond).Round(time.Second))
-	if load := bench.LoadAverage(); load > float64(runtime.NumCPU()) {
-		fmt.Fprintf(w, "bench: warning: load average %.1f on %d CPU(s): the machine is busy, expect noisy means (medians hold up better)\n",
-			load, runtime.NumCPU())
-	}
 }

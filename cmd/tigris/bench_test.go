@@ -19,14 +19,25 @@ import (
 	"github.com/tigrisgo/tigris/bench"
 )
 
-// benchPlanFor parses args as the bench command's flags and returns the plan
-// they ask for, with a tigris build that is never run.
-func benchPlanFor(t *testing.T, args ...string) (bench.Plan, error) {
+// benchFlags parses args as the bench command's flags.
+func benchFlags(t *testing.T, args ...string) (*benchOptions, error) {
 	t.Helper()
 	var o benchOptions
 	cmd := &cobra.Command{Use: "bench"}
 	o.register(cmd)
 	if err := cmd.ParseFlags(args); err != nil {
+		return nil, err
+	}
+	o.changed = cmd.Flags().Changed
+	return &o, nil
+}
+
+// benchPlanFor returns the MooBench plan the flags args ask for, with a tigris
+// build that is never run.
+func benchPlanFor(t *testing.T, args ...string) (bench.Plan, error) {
+	t.Helper()
+	o, err := benchFlags(t, args...)
+	if err != nil {
 		return bench.Plan{}, err
 	}
 	return o.plan("/repo", func(context.Context, string) error { return nil })

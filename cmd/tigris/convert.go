@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/traceconv"
 )
 
@@ -81,7 +82,7 @@ func runConvert(stdout, stderr io.Writer, to, out string, paths []string) error 
 	}
 	msg := fmt.Sprintf("convert: wrote %s (%s", out, f.Name)
 	if dst.size > 0 {
-		msg += ", " + byteSize(dst.size)
+		msg += ", " + human.Bytes(dst.size)
 	}
 	msg += fmt.Sprintf(") from %d file(s): %d records", rep.Files, rep.Records)
 	if rep.Traces > 0 {
@@ -181,17 +182,4 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// byteSize formats n bytes with a decimal unit: 512 B, 12.3 kB, 4.5 MB.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }

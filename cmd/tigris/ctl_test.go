@@ -4,44 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/tigrisgo/tigris/internal/admintest"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 )
-
-var (
-	ctlProbes      = make([]monitor.Probe, 3)
-	ctlInfos       = []monitor.ProbeInfo{{Package: "ctl.example/shop", Recv: "Store", RecvPtr: true, Name: "Find", Results: []string{"error"}, File: "shop.go", Line: 3}, {Package: "ctl.example/shop", Name: "Save", File: "shop.go", Line: 9}, {Package: "ctl.example/shop", Name: "Ping", File: "shop.go", Line: 12}}
-	registerProbes sync.Once
-)
-
-// ctlServer serves the admin API of this test binary, whose monitor has three
-// probes in package ctl.example/shop, Find called most.
-func ctlServer(t *testing.T, token string) string {
-	t.Helper()
-	registerProbes.Do(func() {
-		monitor.Register(`{"format":1,"mode":"coarse","sampling":1,"writer":{"mode":"null","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"1m"}}`, ctlProbes, ctlInfos)
-		for i := range 30 {
-			for j := range ctlProbes[:1+i%3] {
-				if c := monitor.Enter(&ctlProbes[j]); c.On() {
-					c.Exit(nil)
-				}
-			}
-		}
-	})
-	t.Cleanup(func() {
-		monitor.SetRules(nil)
-		monitor.SetSampling(1)
-	})
-	srv := httptest.NewServer(admin.NewHandler(admin.Options{Token: token}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 // runCtl runs `tigris ctl args...` and returns its output and error.
 func runCtl(t *testing.T, args ...string) (string, error) {
@@ -74,21 +44,21 @@ func wantLines(t *testing.T, out string, patterns ...string) {
 }
 
 func TestCtlProbesAndRules(t *testing.T) {
-	addr := ctlServer(t, "")
+	addr := admintest.Server(t, "")
 	out := mustCtl(t, "--addr", addr, "probes")
-	wantLines(t, out, `^ID +MODE +SIGNATURE +POSITION$`, `^1 +coarse +ctl.example/shop.\(\*Store\).Find\(\) error +shop.go:3$`)
-	out = mustCtl(t, "--addr", addr, "probes", "--match", "execution(* ctl.example/shop.S*(..))", "--json")
+	wantLines(t, out, `^ID +MODE +SIGNATURE +POSITION$`, `^1 +coarse +shop.example/shop.\(\*Store\).Find\(\) error +shop.go:3$`)
+	out = mustCtl(t, "--addr", addr, "probes", "--match", "execution(* shop.example/shop.S*(..))", "--json")
 	var pl admin.ProbeList
-	if err := json.Unmarshal([]byte(out), &pl); err != nil || len(pl.Probes) != 1 || pl.Probes[0].Signature != "ctl.example/shop.Save()" {
+	if err := json.Unmarshal([]byte(out), &pl); err != nil || len(pl.Probes) != 1 || pl.Probes[0].Signature != "shop.example/shop.Save()" {
 		t.Errorf("probes --json: %v %+v\n%s", err, pl, out)
 	}
 
-	out = mustCtl(t, "--addr", addr, "rules", "add", "execution(* ctl.example/shop.(*Store).Find(..))")
-	wantLines(t, out, `^added rule 0: fine execution\(\* ctl.example/shop.\(\*Store\).Find\(\.\.\)\)$`)
-	mustCtl(t, "--addr", addr, "rules", "add", "execution(* ctl.example/shop.Ping(..))", "--mode", "off")
+	out = mustCtl(t, "--addr", addr, "rules", "add", "execution(* shop.example/shop.(*Store).Find(..))")
+	wantLines(t, out, `^added rule 0: fine execution\(\* shop.example/shop.\(\*Store\).Find\(\.\.\)\)$`)
+	mustCtl(t, "--addr", addr, "rules", "add", "execution(* shop.example/shop.Ping(..))", "--mode", "off")
 	wantLines(t, mustCtl(t, "--addr", addr, "probes", "--mode", "fine"), `Find`)
-	wantLines(t, mustCtl(t, "--addr", addr, "rules"), `^# +MODE +PATTERN$`, `^0 +fine +execution`, `^1 +off +execution\(\* ctl.example/shop.Ping`)
-	wantLines(t, mustCtl(t, "--addr", addr, "rules", "delete", "0"), `^deleted rule 0: fine execution\(\* ctl.example/shop.\(\*Store\).Find`)
+	wantLines(t, mustCtl(t, "--addr", addr, "rules"), `^# +MODE +PATTERN$`, `^0 +fine +execution`, `^1 +off +execution\(\* shop.example/shop.Ping`)
+	wantLines(t, mustCtl(t, "--addr", addr, "rules", "delete", "0"), `^deleted rule 0: fine execution\(\* shop.example/shop.\(\*Store\).Find`)
 	wantLines(t, mustCtl(t, "--addr", addr, "rules", "set", "coarse:execution(* a.B(..)); off:execution(* a.C(..))", "fine:execution(* a.D(..))"),
 		`^0 +coarse +execution\(\* a.B`, `^1 +off`, `^2 +fine +execution\(\* a.D`)
 	if out := mustCtl(t, "--addr", addr, "rules", "set", "none"); strings.Contains(out, "execution") {
@@ -118,15 +88,15 @@ func TestCtlProbesAndRules(t *testing.T) {
 }
 
 func TestCtlSamplingStatsAndState(t *testing.T) {
-	addr := ctlServer(t, "")
+	addr := admintest.Server(t, "")
 	wantLines(t, mustCtl(t, "--addr", addr, "sampling"), `^sampling 100%$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "sampling", "set", "10%"), `^sampling 10%$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "sampling", "get"), `^sampling 10%$`)
 	if _, err := runCtl(t, "--addr", addr, "sampling", "set", "150%"); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("sampling set 150%%: %v", err)
 	}
-	wantLines(t, mustCtl(t, "--addr", addr, "enable", "execution(* ctl.example/shop.Save(..))", "--sampling", "50%"), `^added rule 0: fine`, `^sampling 50%$`)
-	if _, err := runCtl(t, "--addr", addr, "enable", "execution(* ctl.example/shop.Ping(..))", "--sampling", "lots"); err == nil {
+	wantLines(t, mustCtl(t, "--addr", addr, "enable", "execution(* shop.example/shop.Save(..))", "--sampling", "50%"), `^added rule 0: fine`, `^sampling 50%$`)
+	if _, err := runCtl(t, "--addr", addr, "enable", "execution(* shop.example/shop.Ping(..))", "--sampling", "lots"); err == nil {
 		t.Error("enable --sampling lots: no error")
 	}
 	if _, m := monitor.Rules(); len(m) != 1 {
@@ -135,7 +105,7 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 
 	out := mustCtl(t, "--addr", addr, "stats", "--sort", "count", "--top", "2")
 	wantLines(t, out, `^ID +MODE +CALLS +MEAN +STDDEV +TOTAL +ERRORS +PANICS +CONC +SIGNATURE$`,
-		`^1 +\w+ +30 +\S+ +\S+ +\S+ +0 +0 +[0-9.]+ +ctl.example/shop.\(\*Store\).Find\(\) error$`, `^\(2 of 3 probes, by count desc\)$`)
+		`^1 +\w+ +30 +\S+ +\S+ +\S+ +0 +0 +[0-9.]+ +shop.example/shop.\(\*Store\).Find\(\) error$`, `^\(2 of 3 probes, by count desc\)$`)
 	if strings.Count(out, "\n") != 4 {
 		t.Errorf("stats --top 2 printed %d lines:\n%s", strings.Count(out, "\n"), out)
 	}
@@ -145,7 +115,7 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 
 	wantLines(t, mustCtl(t, "--addr", addr, "writer"), `^written +\d+ records$`, `^dropped +0 records$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "health"), `^ok: pid \d+, go\S+, up \S+, 3 probes \(0 off, 2 coarse, 1 fine\), sampling 50%$`)
-	wantLines(t, mustCtl(t, "--addr", addr, "metrics"), `^tigris_probe_calls_total\{signature="ctl.example/shop.Ping\(\)"\} 10$`, `^# TYPE tigris_sampling_ratio gauge$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "metrics"), `^tigris_probe_calls_total\{signature="shop.example/shop.Ping\(\)"\} 10$`, `^# TYPE tigris_sampling_ratio gauge$`)
 	var ws admin.WriterState
 	if err := json.Unmarshal([]byte(mustCtl(t, "--addr", addr, "writer", "--json")), &ws); err != nil || !ws.Active {
 		t.Errorf("writer --json: %v %+v", err, ws)
@@ -153,9 +123,7 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 }
 
 func TestCtlAnalysis(t *testing.T) {
-	addr := ctlServer(t, "")
-	orig := monitor.Analysis()
-	t.Cleanup(func() { monitor.SetAnalysis(orig) })
+	addr := admintest.Server(t, "")
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis"), `^enabled +off$`, `^interval +1m0s$`, `^metric frequent +count$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "set", "--criteria", "most frequent", "--window", "5m", "--metric", "expensive=errors"),
 		`^criteria +most frequent$`, `^window +5m0s$`, `^metric expensive +errors$`, `^interval +1m0s$`)
@@ -168,12 +136,12 @@ func TestCtlAnalysis(t *testing.T) {
 			t.Errorf("ctl %s: no error", strings.Join(args, " "))
 		}
 	}
-	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "run"), `^cycle \d+ \(manual\): 3 candidates, \d selected`, `^SELECTED +WHY$`, `^ctl.example/shop.\(\*Store\).Find\(\) error +frequent: most`)
+	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "run"), `^cycle \d+ \(manual\): 3 candidates, \d selected`, `^SELECTED +WHY$`, `^shop.example/shop.\(\*Store\).Find\(\) error +frequent: most`)
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "history", "--last", "1"), `^SEQ +AT +TRIGGER +CANDIDATES +SELECTED +CHANGE +SAMPLING +ERROR$`, `^\d+ +\S+ +manual +3 +\d +\+\d -\d +100%`)
 }
 
 func TestCtlToken(t *testing.T) {
-	addr := ctlServer(t, "s3cret")
+	addr := admintest.Server(t, "s3cret")
 	t.Setenv("TIGRIS_ADMIN_TOKEN", "")
 	mustCtl(t, "--addr", addr, "rules") // reads need no token
 	_, err := runCtl(t, "--addr", addr, "sampling", "set", "0.5")
@@ -198,35 +166,15 @@ func TestCtlUnreachable(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("unreachable: %v\nwant %s", err, want)
 	}
-	if _, err := runCtl(t, "--addr", "nonsense", "health"); err == nil || !strings.Contains(err.Error(), "want host:port") {
+	if _, err := runCtl(t, "--addr", "nonsense", "health"); err == nil || err.Error() != `--addr "nonsense": want host:port such as 127.0.0.1:7070` {
 		t.Errorf("--addr nonsense: %v", err)
 	}
 }
 
-func TestCtlAddresses(t *testing.T) {
-	for in, want := range map[string]string{
-		"127.0.0.1:7070":        "http://127.0.0.1:7070",
-		":7070":                 "http://127.0.0.1:7070",
-		"0.0.0.0:9":             "http://127.0.0.1:9",
-		"[::]:9":                "http://[::1]:9",
-		"localhost:1":           "http://localhost:1",
-		"http://10.0.0.1:80/x/": "http://10.0.0.1:80",
-	} {
-		if got, err := baseURL(in); err != nil || got != want {
-			t.Errorf("baseURL(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
-	t.Setenv("TIGRIS_ADMIN", "off")
-	if got := defaultAddr(); got != defaultAdminAddr {
-		t.Errorf("TIGRIS_ADMIN=off: default %s", got)
-	}
-	t.Setenv("TIGRIS_ADMIN", "127.0.0.1:9999")
-	if got := defaultAddr(); got != "127.0.0.1:9999" {
-		t.Errorf("TIGRIS_ADMIN=127.0.0.1:9999: default %s", got)
-	}
-	for ns, want := range map[float64]string{0: "0", 87: "87ns", 1234: "1.23µs", 1234567: "1.23ms", 12345678901: "12.3s", 999999: "1ms"} {
-		if got := fmtNs(ns); got != want {
-			t.Errorf("fmtNs(%v) = %s; want %s", ns, got, want)
-		}
+// TestCtlDefaultAddr checks that --addr defaults to $TIGRIS_ADMIN.
+func TestCtlDefaultAddr(t *testing.T) {
+	t.Setenv("TIGRIS_ADMIN", "127.0.0.1:1")
+	if _, err := runCtl(t, "health"); err == nil || !strings.Contains(err.Error(), "at 127.0.0.1:1:") {
+		t.Errorf("TIGRIS_ADMIN=127.0.0.1:1: %v", err)
 	}
 }

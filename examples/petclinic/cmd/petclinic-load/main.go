@@ -1,7 +1,7 @@
 // Command petclinic-load drives a running petclinic server with the workload of the
-// Tigris paper (see package github.com/tigrisgo/tigris/loadgen): 5 to 20 simulated
-// users following three navigation patterns, the number of users changing every
-// second. Only loopback targets are accepted.
+// Tigris paper (see package github.com/tigrisgo/tigris/bench/evaluation/loadgen):
+// 5 to 20 simulated users following three navigation patterns, the number of users
+// changing every second. Only loopback targets are accepted.
 //
 // Usage:
 //
@@ -21,7 +21,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/tigrisgo/tigris/loadgen"
+	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
 )
 
 func main() {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
 	"github.com/tigrisgo/tigris/examples/petclinic/internal/app"
-	"github.com/tigrisgo/tigris/loadgen"
 )
 
 // start runs the app on a free port and returns its URL and a function that stops it

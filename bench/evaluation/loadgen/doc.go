@@ -4,8 +4,10 @@
 // and a number of active users that changes every second, as a random walk between a
 // minimum and a maximum, until a target number of requests or a duration is reached.
 //
-// It imports only the standard library and is used by the petclinic example's load
-// command, by benchmarks and by integration tests.
+// It is the workload of the PetClinic evaluation and demo (package evaluation, its
+// parent) and of the example's load command (examples/petclinic/cmd/petclinic-load),
+// so it lives with the evaluation rather than as a concept of tigris of its own. It
+// imports only the standard library.
 //
 // # Targets
 //

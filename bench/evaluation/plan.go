@@ -1,0 +1,171 @@
+package evaluation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// Workload names the evaluation in a summary.json, as `tigris bench
+// --workload` does.
+const Workload = "petclinic"
+
+// The paper's filters (Table 12) need a metric for usage-pattern, which tigris
+// does not estimate. The restricted filter is the paper's running example
+// (§4.1); the expanded one widens each of its terms by the next partition
+// towards the middle, as Table 12's expanded filter widens its restricted one.
+const (
+	DefaultRestricted = "(more frequent ∪ most expensive) ∩ least changeable"
+	DefaultExpanded   = "(more frequent ∪ frequent ∪ more expensive) ∩ less changeable"
+)
+
+// DefaultSampling are the paper's sampling rates of the two-phase
+// configurations, in percent.
+var DefaultSampling = []float64{100, 50, 25, 10, 5, 1}
+
+// Plan is what one evaluation runs. A plan from TinyPlan, QuickPlan or
+// FullPlan has no configurations yet: change its fields, then fill Configs
+// with Configs (and Only) and check it with Validate.
+type Plan struct {
+	Name       string            `json:"name"`
+	Runs       int               `json:"runs"`
+	Warmup     settings.Duration `json:"warmup"`
+	Duration   settings.Duration `json:"duration"`
+	Interval   settings.Duration `json:"interval"`
+	Pause      settings.Duration `json:"pause"`
+	Sampling   []float64         `json:"samplingPercent"`
+	Restricted string            `json:"restricted"`
+	Expanded   string            `json:"expanded"`
+	Seed       uint64            `json:"seed"`
+	ThinkTime  string            `json:"thinkTime"`
+	Users      string            `json:"users"`
+	Configs    []Config          `json:"configs"`
+}
+
+func dur(d time.Duration) settings.Duration { return settings.Duration(d) }
+
+func basePlan(name string, runs int, warmup, duration, interval time.Duration, sampling []float64) Plan {
+	return Plan{Name: name, Runs: runs, Warmup: dur(warmup), Duration: dur(duration), Interval: dur(interval),
+		Sampling: slices.Clone(sampling), Restricted: DefaultRestricted, Expanded: DefaultExpanded,
+		Seed: 1, ThinkTime: "none", Users: "5–20"}
+}
+
+// TinyPlan is a smoke test: 1 run of 1.5 s after 2 s, analysis every 500 ms,
+// sampling 100 and 1 %.
+func TinyPlan() Plan {
+	return basePlan("tiny", 1, 2*time.Second, 1500*time.Millisecond, 500*time.Millisecond, []float64{100, 1})
+}
+
+// QuickPlan is 1 run of 4 s after 4 s, analysis every second: about three
+// minutes, builds included.
+func QuickPlan() Plan {
+	return basePlan("quick", 1, 4*time.Second, 4*time.Second, time.Second, DefaultSampling)
+}
+
+// FullPlan is the evaluation: 5 runs of 9 s after 5 s, analysis every 2 s,
+// about 18 minutes.
+func FullPlan() Plan {
+	return basePlan("full", 5, 5*time.Second, 9*time.Second, 2*time.Second, DefaultSampling)
+}
+
+// Kinds of configuration.
+const (
+	KindNone       = "none"
+	KindPhase1     = "phase1"
+	KindFull       = "full"
+	KindRestricted = "restricted"
+	KindExpanded   = "expanded"
+)
+
+// Config is one configuration: how the service is built and started.
+type Config struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Label    string   `json:"label"`
+	Filter   string   `json:"filter,omitempty"`
+	Sampling float64  `json:"samplingPercent,omitempty"`
+	Env      []string `json:"env,omitempty"` // besides TIGRIS_ADMIN and TIGRIS_OUT
+}
+
+// Plain reports whether c runs the plain build, without monitoring.
+func (c *Config) Plain() bool { return c.Kind == KindNone }
+
+// TwoPhase reports whether c runs the analyzer.
+func (c *Config) TwoPhase() bool { return c.Kind == KindRestricted || c.Kind == KindExpanded }
+
+// CheckFilter reports whether text is a TigrisDSL filter the analyzer takes.
+func CheckFilter(text string) error {
+	_, err := monitor.Evaluate(nil, settings.Analysis{Criteria: text})
+	return err
+}
+
+// Configs lists p's configurations, in the order of the paper's Fig. 4.
+func Configs(p Plan) []Config {
+	// TIGRIS_RULES=none: only the mode and the analyzer decide, whatever
+	// tigris.yaml's rules say. The metrics are the paper's (Table 9):
+	// invocation frequency, execution time, computation pattern.
+	common := []string{"TIGRIS_RULES=none", "TIGRIS_BUDGET=off", "TIGRIS_WRITER=async"}
+	cs := []Config{
+		{Name: "none", Kind: KindNone, Label: "no monitoring"},
+		{Name: "phase1", Kind: KindPhase1, Label: "phase 1 only",
+			Env: append(slices.Clone(common), "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=off")},
+		{Name: "full", Kind: KindFull, Label: "full monitoring", Sampling: 100,
+			Env: append(slices.Clone(common), "TIGRIS_MODE=fine", "TIGRIS_ANALYSIS=off", "TIGRIS_SAMPLING=100%")},
+	}
+	for _, k := range []struct{ kind, label, filter string }{
+		{KindRestricted, "restricted filter", p.Restricted},
+		{KindExpanded, "expanded filter", p.Expanded},
+	} {
+		for _, s := range p.Sampling {
+			cs = append(cs, Config{
+				Name: fmt.Sprintf("%s-%g", k.kind, s), Kind: k.kind, Label: k.label, Filter: k.filter, Sampling: s,
+				Env: append(slices.Clone(common), "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=on",
+					"TIGRIS_CRITERIA="+k.filter,
+					"TIGRIS_METRICS=frequent=count,expensive=mean-time,changeable=result-size-sd",
+					"TIGRIS_INTERVAL="+p.Interval.String(), "TIGRIS_WINDOW=0s",
+					fmt.Sprintf("TIGRIS_SAMPLING=%g%%", s)),
+			})
+		}
+	}
+	return cs
+}
+
+// Only returns p with only the named configurations, in the order named
+// (a name given twice runs once).
+func (p Plan) Only(names ...string) (Plan, error) {
+	var keep []Config
+	for _, name := range names {
+		i := slices.IndexFunc(p.Configs, func(c Config) bool { return c.Name == name })
+		if i < 0 {
+			have := make([]string, len(p.Configs))
+			for j, c := range p.Configs {
+				have[j] = c.Name
+			}
+			return p, fmt.Errorf("no configuration %q (have %s)", name, strings.Join(have, ", "))
+		}
+		if !slices.ContainsFunc(keep, func(c Config) bool { return c.Name == name }) {
+			keep = append(keep, p.Configs[i])
+		}
+	}
+	p.Configs = keep
+	return p, nil
+}
+
+// Validate checks what a run needs of p: configurations, and a warm-up longer
+// than the analysis interval when the analyzer runs.
+func (p Plan) Validate() error {
+	if len(p.Configs) == 0 {
+		return fmt.Errorf("plan %q: no configurations", p.Name)
+	}
+	if p.Runs < 1 || p.Duration <= 0 || p.Warmup < 0 || p.Interval <= 0 || p.Pause < 0 {
+		return fmt.Errorf("plan %q: want at least one run, a duration and an interval, and no negative time", p.Name)
+	}
+	if slices.ContainsFunc(p.Configs, func(c Config) bool { return c.TwoPhase() }) && p.Warmup <= p.Interval {
+		return fmt.Errorf("the warm-up (%s) must be longer than the analysis interval (%s): the measured window starts after a cycle", p.Warmup, p.Interval)
+	}
+	return nil
+}

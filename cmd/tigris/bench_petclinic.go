@@ -1,0 +1,235 @@
+package main
+
+// tigris bench --workload petclinic: the flags of the Tigris paper's
+// evaluation (Mertz & Nunes, JSS 2021, §6.2.1, Fig. 4) on the example service;
+// package evaluation runs it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tigrisgo/tigris/bench/evaluation"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// Workloads of tigris bench.
+const (
+	workloadMooBench  = "moobench"
+	workloadPetclinic = evaluation.Workload
+)
+
+const evalHelp = `
+
+--workload petclinic measures instead what the Tigris paper's evaluation
+measured (Mertz & Nunes, JSS 2021, section 6.2.1, Fig. 4): the throughput of a
+web service under load, examples/petclinic here, in fresh processes and
+interleaved repetitions of these configurations:
+
+  none              go build: no monitoring
+  phase1            tigris go build, every probe coarse, no analysis (phase 1 only)
+  full              every probe fine, sampling 100 %, async writer to a file
+  restricted-<s>    two-phase: coarse, and every --interval the analyzer traces
+                    what --restricted selects in fine mode at sampling <s> %
+  expanded-<s>      the same with --expanded
+                    (s = --sampling: 100, 50, 25, 10, 5 and 1 by default)
+
+The load generator (package loadgen, the paper's workload) runs in this process
+against the service on a loopback port: 5 to 20 users following three
+navigation patterns, without think time, so the service is saturated and
+throughput is its capacity. Both share the machine: with N CPUs the service
+gets less than N. Every run loads the service for --warmup-time (for two-phase,
+until at least one analysis cycle has happened), then measures the throughput
+of the next --duration.
+
+Plans (per configuration):
+  --tiny    1 run of 1.5 s after 2 s, sampling 100 and 1 %: a smoke test
+  --quick   1 run of 4 s after 4 s, analysis every 1 s (the default; about
+            three minutes, builds included)
+  --full    5 runs of 9 s after 5 s, analysis every 2 s: the evaluation,
+            about 18 minutes
+--runs, --duration, --warmup-time, --interval, --sampling, --restricted,
+--expanded, --seed and --only (configuration names) override them.
+
+Results go to --out (default petclinic-results/<plan>-<time>): summary.json
+(plan, machine, every run, every configuration's mean throughput with its 95 %
+confidence interval and its ratio to no monitoring), table.txt (also on
+standard output) and throughput.svg (the chart of the paper's Fig. 4).`
+
+// evalOptions are the flags only --workload petclinic takes.
+type evalOptions struct {
+	duration, warmup, interval time.Duration
+	restricted, expanded       string
+	sampling                   []float64
+	seed                       uint64
+}
+
+// evalFlags are those flags' names; mooBenchOnly the bench flags petclinic
+// does not take.
+var (
+	evalFlags    = []string{"duration", "warmup-time", "interval", "restricted", "expanded", "sampling", "seed"}
+	mooBenchOnly = []string{"calls", "depth", "goroutines", "warmup", "method-time", "blocking", "raw-csv"}
+)
+
+// registerWorkload adds --workload and the flags of --workload petclinic.
+func (o *benchOptions) registerWorkload(cmd *cobra.Command) {
+	f := cmd.Flags()
+	e := &o.eval
+	f.StringVar(&o.workload, "workload", workloadMooBench, "what to measure: moobench (the overhead per call) or petclinic (service throughput, the paper's Fig. 4)")
+	f.DurationVar(&e.duration, "duration", 0, "petclinic: measured load per run")
+	f.DurationVar(&e.warmup, "warmup-time", 0, "petclinic: load before the measured window of every run")
+	f.DurationVar(&e.interval, "interval", 0, "petclinic: analysis interval of the two-phase configurations")
+	f.StringVar(&e.restricted, "restricted", evaluation.DefaultRestricted, "petclinic: the restricted TigrisDSL filter")
+	f.StringVar(&e.expanded, "expanded", evaluation.DefaultExpanded, "petclinic: the expanded TigrisDSL filter")
+	f.Float64SliceVar(&e.sampling, "sampling", evaluation.DefaultSampling, "petclinic: sampling rates of the two-phase configurations, in percent")
+	f.Uint64Var(&e.seed, "seed", 1, "petclinic: seed of the simulated users (run r uses seed + 1000·r)")
+}
+
+// runWorkload runs the petclinic evaluation when --workload asks for it and
+// reports done; for MooBench it only checks that no petclinic flag was given.
+func (o *benchOptions) runWorkload(ctx context.Context, stdout, stderr io.Writer) (done bool, err error) {
+	given := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			if o.changed != nil && o.changed(n) {
+				out = append(out, "--"+n)
+			}
+		}
+		return out
+	}
+	switch o.workload {
+	case workloadMooBench:
+		if g := given(evalFlags); len(g) > 0 {
+			return true, fmt.Errorf("%s only apply to --workload petclinic", strings.Join(g, ", "))
+		}
+		return false, nil
+	case workloadPetclinic:
+		if g := given(mooBenchOnly); len(g) > 0 {
+			return true, fmt.Errorf("--workload petclinic does not take %s", strings.Join(g, ", "))
+		}
+		if o.from != "" {
+			if g := given(append(slices.Clone(planFlags), evalFlags...)); len(g) > 0 {
+				return true, fmt.Errorf("--from summarizes earlier results; it does not take %s", strings.Join(g, ", "))
+			}
+			sum, err := evaluation.ReadSummary(o.from)
+			if err != nil {
+				return true, err
+			}
+			return true, writeEvalReport(stdout, stderr, o.from, sum)
+		}
+		return true, o.runPetclinic(ctx, stdout, stderr)
+	}
+	return true, fmt.Errorf("--workload %q: want %s or %s", o.workload, workloadMooBench, workloadPetclinic)
+}
+
+// evalPlanFor builds the plan the flags ask for and validates it.
+func (o *benchOptions) evalPlanFor() (evaluation.Plan, error) {
+	var p evaluation.Plan
+	name, err := o.planName()
+	if err != nil {
+		return p, err
+	}
+	switch name {
+	case "tiny":
+		p = evaluation.TinyPlan()
+	case "full":
+		p = evaluation.FullPlan()
+	default:
+		p = evaluation.QuickPlan()
+	}
+	if o.runs < 0 || o.eval.duration < 0 || o.eval.warmup < 0 || o.eval.interval < 0 || o.pause < 0 {
+		return p, errors.New("--runs, --duration, --warmup-time, --interval and --pause must not be negative")
+	}
+	if o.runs > 0 {
+		p.Runs = o.runs
+	}
+	for _, d := range []struct {
+		flag time.Duration
+		dst  *settings.Duration
+	}{{o.eval.duration, &p.Duration}, {o.eval.warmup, &p.Warmup}, {o.eval.interval, &p.Interval}} {
+		if d.flag > 0 {
+			*d.dst = settings.Duration(d.flag)
+		}
+	}
+	p.Pause = settings.Duration(o.pause)
+	p.Seed = o.eval.seed
+	if o.changed != nil && o.changed("sampling") {
+		p.Sampling = slices.Clone(o.eval.sampling)
+	}
+	seen := map[float64]bool{}
+	for _, s := range p.Sampling {
+		if !(s > 0 && s <= 100) {
+			return p, fmt.Errorf("--sampling %v: want percentages in (0, 100]", s)
+		}
+		if seen[s] {
+			return p, fmt.Errorf("--sampling %v: duplicated", s)
+		}
+		seen[s] = true
+	}
+	p.Restricted, p.Expanded = strings.TrimSpace(o.eval.restricted), strings.TrimSpace(o.eval.expanded)
+	for _, f := range []struct{ flag, text string }{{"--restricted", p.Restricted}, {"--expanded", p.Expanded}} {
+		if err := evaluation.CheckFilter(f.text); err != nil {
+			return p, fmt.Errorf("%s %q: %w", f.flag, f.text, err)
+		}
+	}
+	p.Configs = evaluation.Configs(p)
+	if len(o.only) > 0 {
+		if p, err = p.Only(o.only...); err != nil {
+			return p, fmt.Errorf("--only: %w", err)
+		}
+	}
+	return p, p.Validate()
+}
+
+// runPetclinic runs the evaluation the flags ask for and writes its report,
+// also when it stopped early.
+func (o *benchOptions) runPetclinic(ctx context.Context, stdout, stderr io.Writer) error {
+	p, err := o.evalPlanFor()
+	if err != nil {
+		return err
+	}
+	root, self, err := o.repoAndSelf()
+	if err != nil {
+		return err
+	}
+	out := o.outDir("petclinic", p.Name)
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return err
+	}
+	d := &evaluation.Driver{Root: root, Tigris: self, Progress: stderr}
+	if o.keep {
+		d.Scratch = filepath.Join(out, "scratch")
+	}
+	evaluation.Describe(stderr, p, out)
+	sum, runErr := d.Run(ctx, p)
+	if sum == nil {
+		return runErr
+	}
+	if err := writeEvalReport(stdout, stderr, out, sum); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return errors.New("interrupted; the report holds the runs done")
+	}
+	return runErr
+}
+
+// writeEvalReport writes the report into dir and the table to stdout.
+func writeEvalReport(stdout, stderr io.Writer, dir string, sum *evaluation.Summary) error {
+	if err := evaluation.Report(dir, sum); err != nil {
+		return err
+	}
+	if err := evaluation.WriteTable(stdout, sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bench: report in %s (table.txt, summary.json, throughput.svg)\n", dir)
+	return nil
+}
