@@ -39,6 +39,11 @@ type Command struct {
 	Flags      []string // build flags to replay, each "-name" or "-name=value"
 	Packages   []string // package (or .go file) arguments
 	Versioned  bool     // a package argument is path@version
+	// Insert is the index in argv where flags can be added so that they come
+	// after every build flag of the command line (and so win where the last
+	// occurrence wins): before the first package for most subcommands, before
+	// -args (or at the end) for test, whose flags may follow the packages.
+	Insert int
 }
 
 // Parse extracts, from a go command line (argv[0] is the go binary),
@@ -63,13 +68,18 @@ func Parse(argv []string) (cmd Command, ok bool) {
 	}
 	sub := argv[i]
 	cmd.Subcommand = sub
+	cmd.Insert = len(argv)
 	cover, coverProfile := false, false
 	for i++; i < len(argv); i++ {
 		a := argv[i]
 		if a == "--" || a == "-args" || a == "--args" {
+			cmd.Insert = i
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
+			if sub != "test" {
+				cmd.Insert = i
+			}
 			if sub == "test" {
 				cmd.Packages = append(cmd.Packages, a)
 				continue

@@ -102,3 +102,22 @@ func TestParseGoCommand(t *testing.T) {
 		})
 	}
 }
+
+func TestInsert(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want int
+	}{
+		{[]string{"go", "build", "-o", "x", "./..."}, 4},
+		{[]string{"go", "build"}, 2},
+		{[]string{"go", "run", "-race", ".", "-flag", "arg"}, 3},
+		{[]string{"go", "test", "./...", "-run", "X"}, 5},
+		{[]string{"go", "test", "./...", "-args", "-v"}, 3},
+		{[]string{"go", "-C", "dir", "vet", "-tags", "t", "./..."}, 6},
+	} {
+		cmd, ok := Parse(tc.argv)
+		if !ok || cmd.Insert != tc.want {
+			t.Errorf("Parse(%q).Insert = %d (ok %v), want %d", tc.argv, cmd.Insert, ok, tc.want)
+		}
+	}
+}

@@ -55,3 +55,25 @@ func Join(words []string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// WithoutToolexec removes -toolexec settings from a GOFLAGS value, for a
+// nested go command that must not run tigris again. A value that does not
+// split is returned unchanged: the go command will report it.
+func WithoutToolexec(goflagsValue string) string {
+	words, err := Split(goflagsValue)
+	if err != nil {
+		return goflagsValue
+	}
+	kept := words[:0]
+	for _, w := range words {
+		if n := strings.TrimLeft(w, "-"); strings.HasPrefix(w, "-") && (n == "toolexec" || strings.HasPrefix(n, "toolexec=")) {
+			continue
+		}
+		kept = append(kept, w)
+	}
+	out, err := Join(kept)
+	if err != nil {
+		return goflagsValue
+	}
+	return out
+}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tigrisgo/tigris/config"
 )
 
 const (
@@ -81,13 +83,99 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 		return false, fmt.Errorf("type-checking %s: %w", pkgPath, err)
 	}
 	pj.edits = make([][]edit, len(pj.files))
-	for i := range pj.files {
-		pj.instrumentFile(i)
+	cands := pj.candidates()
+	if len(cands) == 0 {
+		return false, nil
+	}
+	if s.cfg.Inlinable != config.InlinableProbe && job.Inlinable != nil {
+		inl, err := job.Inlinable()
+		if err != nil {
+			return false, fmt.Errorf("finding the functions the compiler inlines: %w", err)
+		}
+		cands = pj.withoutInlinable(cands, inl)
+	}
+	for _, c := range cands {
+		pj.instrument(c)
 	}
 	if len(pj.probes) == 0 {
 		return false, nil
 	}
 	return true, pj.write()
+}
+
+// candidate is a function that gets a probe or has call sites that may: its
+// declaration and signature, and whether its execution matches.
+type candidate struct {
+	file int
+	fd   *ast.FuncDecl
+	fn   *types.Func
+	sig  signatureLit
+	exec bool
+}
+
+// candidates returns the package's functions whose execution matches the
+// config or, when the config has call(...) terms, whose body may hold a
+// matched call site.
+func (pj *packageJob) candidates() []candidate {
+	var out []candidate
+	for i, f := range pj.files {
+		if strings.HasPrefix(filepath.Base(pj.job.Files[i]), "_cgo_") {
+			continue // cgo's generated glue
+		}
+		linknamed := linknamedFuncs(f)
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !instrumentable(fd, linknamed) {
+				continue
+			}
+			fn, ok := pj.info.Defs[fd.Name].(*types.Func)
+			if !ok {
+				continue
+			}
+			pos := pj.fset.Position(fd.Pos())
+			file := pj.pkgPath + "/" + filepath.Base(pos.Filename)
+			sig := SignatureOf(pj.pkgPath, fn, file, pos.Line)
+			exec := pj.s.cfg.Instrument.MatchExecution(&sig)
+			if !exec {
+				pj.s.logf("%s:%d: %s: not matched", file, pos.Line, sig.Name)
+			}
+			if exec || pj.s.cfg.Instrument.HasCall() {
+				out = append(out, candidate{file: i, fd: fd, fn: fn, sig: signatureLit(sig), exec: exec})
+			}
+		}
+	}
+	return out
+}
+
+// withoutInlinable drops the candidates the compiler inlines in the plain
+// build (monitor.inlinable: skip): a probe would stop the inlining and so
+// change what escapes to the heap at every caller. inl holds "file:line:col"
+// of the function names, file being the base name.
+func (pj *packageJob) withoutInlinable(cands []candidate, inl map[string]bool) []candidate {
+	out := cands[:0]
+	for _, c := range cands {
+		pos := pj.fset.Position(c.fd.Name.Pos())
+		if inl[fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column)] {
+			pj.s.logf("%s:%d: %s: not instrumented: the compiler inlines it (monitor.inlinable: probe instruments it anyway)", c.sig.File, c.sig.Line, c.sig.Name)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// instrument plans the edits of one candidate: the probe prologue right after
+// the function's opening brace, and brackets around matched call sites.
+// Nothing else of the program changes: the writer is flushed at exit by the
+// monitor's exit hook, not by edits of main or os.Exit.
+func (pj *packageJob) instrument(c candidate) {
+	if c.exec {
+		prologue := pj.probe(c)
+		pj.edits[c.file] = append(pj.edits[c.file], edit{off: pj.off(c.fd.Body.Lbrace) + 1, text: " " + prologue})
+	}
+	if pj.s.cfg.Instrument.HasCall() {
+		pj.callSites(c.file, c.fd, c.fn)
+	}
 }
 
 // sourceImportPath is the package's import path without the test-variant suffix:
@@ -155,33 +243,6 @@ func (pj *packageJob) typeCheck() error {
 
 func (pj *packageJob) off(p token.Pos) int { return pj.fset.File(p).Offset(p) }
 
-// instrumentFile plans the edits of file i: probes in matched functions and
-// at matched call sites. Nothing else of the program changes: the writer is
-// flushed at exit by the monitor's exit hook, not by edits of main or os.Exit.
-func (pj *packageJob) instrumentFile(i int) {
-	f := pj.files[i]
-	name := pj.job.Files[i]
-	if strings.HasPrefix(filepath.Base(name), "_cgo_") {
-		return // cgo's generated glue
-	}
-	linknamed := linknamedFuncs(f)
-	for _, d := range f.Decls {
-		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Body == nil {
-			continue
-		}
-		if !instrumentable(fd, linknamed) {
-			continue
-		}
-		if prologue, ok := pj.probe(i, fd); ok {
-			pj.edits[i] = append(pj.edits[i], edit{off: pj.off(fd.Body.Lbrace) + 1, text: " " + prologue})
-		}
-		if fn, ok := pj.info.Defs[fd.Name].(*types.Func); ok && pj.s.cfg.Instrument.HasCall() {
-			pj.callSites(i, fd, fn)
-		}
-	}
-}
-
 // packageExcluded says why no function of the package is ever instrumented, or ""
 // when its functions are matched against the config.
 func (s *Session) packageExcluded(importPath string, std bool) string {
@@ -247,27 +308,15 @@ func linknamedFuncs(f *ast.File) map[string]bool {
 	return m
 }
 
-// probe matches fd against the config and, when it matches, returns the prologue
-// text and adds the result-naming edits.
-func (pj *packageJob) probe(i int, fd *ast.FuncDecl) (string, bool) {
-	fn, ok := pj.info.Defs[fd.Name].(*types.Func)
-	if !ok {
-		return "", false
-	}
-	pos := pj.fset.Position(fd.Pos())
-	file := pj.pkgPath + "/" + filepath.Base(pos.Filename)
-	sig := SignatureOf(pj.pkgPath, fn, file, pos.Line)
-	if !pj.s.cfg.Instrument.MatchExecution(&sig) {
-		pj.s.logf("%s:%d: %s: not matched", file, pos.Line, sig.Name)
-		return "", false
-	}
+// probe registers a probe for a matched function and returns its prologue
+// text; it adds the result-naming edits.
+func (pj *packageJob) probe(c candidate) string {
 	id := len(pj.probes)
-	cyc, stmts := staticMetrics(fd.Body)
-	pj.probes = append(pj.probes, probeDesc{sig: signatureLit(sig), cyclomatic: cyc, statements: stmts})
-	pj.s.logf("%s:%d: %s: instrumented as probe %d", file, pos.Line, sig.Name, id)
-
-	exit := pj.exitCall(i, fd, fn.Type().(*types.Signature))
-	return fmt.Sprintf("if __tg := %s.Enter(&%s[%d]); __tg.On() { defer %s };", alias, probesVar, id, exit), true
+	cyc, stmts := staticMetrics(c.fd.Body)
+	pj.probes = append(pj.probes, probeDesc{sig: c.sig, cyclomatic: cyc, statements: stmts})
+	pj.s.logf("%s:%d: %s: instrumented as probe %d", c.sig.File, c.sig.Line, c.sig.Name, id)
+	exit := pj.exitCall(c.file, c.fd, c.fn.Type().(*types.Signature))
+	return fmt.Sprintf("if __tg := %s.Enter(&%s[%d]); __tg.On() { defer %s };", alias, probesVar, id, exit)
 }
 
 // exitCall returns the deferred exit call. Functions returning an error or a

@@ -479,33 +479,13 @@ func nestedEnviron(env []string) []string {
 			continue
 		}
 		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
-			kv = "GOFLAGS=" + withoutToolexec(v)
+			kv = "GOFLAGS=" + goflags.WithoutToolexec(v)
 		}
 		out = append(out, kv)
 	}
 	return append(out, nestedEnv+"=1")
 }
 
-// withoutToolexec removes -toolexec settings from a GOFLAGS value. A value
-// that does not split is returned unchanged: the go command will report it.
-func withoutToolexec(goflagsValue string) string {
-	words, err := goflags.Split(goflagsValue)
-	if err != nil {
-		return goflagsValue
-	}
-	kept := words[:0]
-	for _, w := range words {
-		if n := strings.TrimLeft(w, "-"); strings.HasPrefix(w, "-") && (n == "toolexec" || strings.HasPrefix(n, "toolexec=")) {
-			continue
-		}
-		kept = append(kept, w)
-	}
-	out, err := goflags.Join(kept)
-	if err != nil {
-		return goflagsValue
-	}
-	return out
-}
 
 // buildKey digests everything that selects what the nested go list returns
 // within one build.

@@ -26,6 +26,9 @@ type SessionOptions struct {
 	Keep string
 	// Verbose logs every match decision to stderr (TIGRIS_LOG=1).
 	Verbose bool
+	// Plan is the build plan of `tigris go` (--plan); "" for a build that
+	// runs go build -toolexec itself.
+	Plan string
 }
 
 // Session is what one toolexec process knows: the options and the loaded config.

@@ -89,6 +89,9 @@ func RunTool(opts SessionOptions, toolArgs []string, stdio Stdio) error {
 	if p.name != "compile" && p.name != "link" {
 		return p.exec(p.args)
 	}
+	if opts.Plan != "" {
+		return p.planned()
+	}
 	if p.opts.Dir == "" {
 		p.opts.Dir = goCommandDir()
 	}
@@ -109,6 +112,54 @@ func RunTool(opts SessionOptions, toolArgs []string, stdio Stdio) error {
 	return p.link()
 }
 
+// planned runs a compile or link of a build `tigris go` planned (Plan): the
+// compiler's identity is its own, a compile without DigestFlag is a plain
+// compile, and the config is loaded only for the compiles and links that
+// need it.
+func (p *proxy) planned() error {
+	plan, err := ReadPlan(p.opts.Plan)
+	if err != nil {
+		return err
+	}
+	p.plan = plan
+	if len(p.args) == 1 && p.args[0] == "-V=full" {
+		if p.name == "compile" {
+			return p.exec(p.args)
+		}
+		return p.versionWith(plan.LinkID)
+	}
+	if p.name == "compile" && !hasFlag(p.args, DigestFlag) {
+		return p.exec(p.args)
+	}
+	if digest, err := FileDigest(plan.Config); err != nil || digest != plan.ConfigDigest {
+		return fmt.Errorf("%s changed during the build (or cannot be read: %v); run the build again", plan.Config, err)
+	}
+	p.opts.ConfigPath, p.opts.Dir = plan.Config, plan.Dir
+	s, err := NewSession(p.opts)
+	if err != nil {
+		return fmt.Errorf("loading the tigris config: %w", err)
+	}
+	p.session = s
+	if p.name == "compile" {
+		return p.compile()
+	}
+	return p.link()
+}
+
+// hasFlag reports whether args, response files expanded, hold -name=value.
+func hasFlag(args []string, name string) bool {
+	expanded, _, err := expandResponseFiles(args, 0)
+	if err != nil {
+		return true // let compile() report the response file
+	}
+	for _, a := range expanded {
+		if strings.HasPrefix(a, "-"+name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
 // ToolName is the name of the tool at path: its base name without ".exe".
 func ToolName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".exe")
@@ -123,6 +174,7 @@ type proxy struct {
 	args    []string // as the go command passed them
 	env     []string
 	session *Session // nil until loaded
+	plan    *Plan    // the build plan of tigris go, nil without one
 
 	invOnce sync.Once
 	inv     *goInvocation
@@ -140,14 +192,26 @@ func (p *proxy) logf(format string, args ...any) {
 
 // invocation describes the go command running this tool (computed once).
 func (p *proxy) invocation() *goInvocation {
-	p.invOnce.Do(func() { p.inv = findGoInvocation(p.tool) })
+	p.invOnce.Do(func() {
+		if p.plan != nil {
+			p.inv = invocationOf(p.plan)
+			return
+		}
+		p.inv = findGoInvocation(p.tool)
+	})
 	return p.inv
 }
 
 // fingerprint is the hex tigris fingerprint of this build's compiler output
 // (computed once): compile's -V=full suffix and the resolver's cache key.
 func (p *proxy) fingerprint() (string, error) {
-	p.fpOnce.Do(func() { p.fp, p.fpErr = computeFingerprint(p.session.BuildHash(), p.invocation(), p.env) })
+	p.fpOnce.Do(func() {
+		if p.plan != nil {
+			p.fp = p.plan.LinkID
+			return
+		}
+		p.fp, p.fpErr = computeFingerprint(p.session.BuildHash(), p.invocation(), p.env)
+	})
 	return p.fp, p.fpErr
 }
 
@@ -161,11 +225,6 @@ func (p *proxy) version() error {
 		return p.exec(p.args)
 	}
 	p.session = s
-	var out bytes.Buffer
-	if err := p.spawn(p.args, p.stdio.Stdin, &out); err != nil {
-		p.stdio.Stdout.Write(out.Bytes())
-		return err
-	}
 	// The linker's identity covers the whole config: it embeds the run-time
 	// settings (Session.LinkFlags), which the compiler never sees.
 	fp, err := p.fingerprint()
@@ -174,6 +233,16 @@ func (p *proxy) version() error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s -V=full: %w", p.name, err)
+	}
+	return p.versionWith(fp)
+}
+
+// versionWith answers -V=full with the tool's line and fp appended.
+func (p *proxy) versionWith(fp string) error {
+	var out bytes.Buffer
+	if err := p.spawn(p.args, p.stdio.Stdin, &out); err != nil {
+		p.stdio.Stdout.Write(out.Bytes())
+		return err
 	}
 	line, err := suffixVersionLine(out.String(), fp)
 	if err != nil {
@@ -189,9 +258,23 @@ func (p *proxy) compile() error {
 	if err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
+	what := ta.value("p")
+	if tip := os.Getenv("TOOLEXEC_IMPORTPATH"); tip != "" {
+		what = tip
+	}
+	workDir, err := p.compileWorkDir(ta, what)
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
+	// plain is the compile as the go command asked for it, without the
+	// driver's DigestFlag (which only keys the go command's cache).
+	plain, err := ta.commandLine(ta.rewrite(argEdit{drop: []string{DigestFlag}}), workDir)
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
 	files := ta.operandList()
 	if len(files) == 0 {
-		return p.exec(p.args)
+		return p.exec(plain)
 	}
 	job := &CompileJob{
 		ImportPath:  ta.value("p"),
@@ -200,10 +283,7 @@ func (p *proxy) compile() error {
 		Lang:        ta.value("lang"),
 		Std:         ta.bool("std"),
 		Complete:    ta.bool("complete"),
-	}
-	what := job.ImportPath
-	if tip := os.Getenv("TOOLEXEC_IMPORTPATH"); tip != "" {
-		what = tip
+		WorkDir:     workDir,
 	}
 	var cfg *importConfig
 	if name := ta.value("importcfg"); name != "" {
@@ -213,29 +293,37 @@ func (p *proxy) compile() error {
 		job.ImportCfg = cfg.resolved()
 		job.ImportMap = maps.Clone(cfg.importMap)
 	}
-	if job.WorkDir, err = p.compileWorkDir(ta, what); err != nil {
-		return fmt.Errorf("compiling %s: %w", what, err)
-	}
 	if p.opts.Verbose {
 		job.Log = func(format string, args ...any) { p.logf(format, args...) }
+	}
+	// The plain compile that tells which functions the compiler inlines
+	// writes the real output: when no probe is left, it is the result.
+	var plainDone bool
+	job.Inlinable = func() (map[string]bool, error) {
+		inl, quiet, err := p.inliningPass(ta, workDir)
+		plainDone = err == nil && quiet
+		return inl, err
 	}
 
 	changed, err := p.session.Instrument(job)
 	if err != nil {
 		fmt.Fprintf(p.stdio.Stderr, "tigris: warning: instrumenting %s: %v; compiling it unchanged\n", what, err)
-		return p.exec(p.args)
+		return p.exec(plain)
 	}
 	if !changed {
 		if p.opts.Keep != "" {
 			os.Remove(job.WorkDir) // only if empty
 		}
-		return p.exec(p.args)
+		if plainDone {
+			return nil
+		}
+		return p.exec(plain)
 	}
 	if len(job.Files) == 0 {
 		return fmt.Errorf("compiling %s: the instrumenter left no files to compile", what)
 	}
 
-	edit := argEdit{operands: job.Files, set: map[string]string{}}
+	edit := argEdit{operands: job.Files, set: map[string]string{}, drop: []string{DigestFlag}}
 	if !job.Complete && ta.bool("complete") {
 		edit.drop = append(edit.drop, "complete")
 	}
@@ -254,7 +342,7 @@ func (p *proxy) compile() error {
 			// its dependencies, and a dependency of the monitor cannot import
 			// it (an import cycle): compile it as it is, as the parent does.
 			p.logf("compile %s: not instrumented: the monitor runtime depends on it", what)
-			return p.exec(p.args)
+			return p.exec(plain)
 		}
 		pkgs, err := p.resolveForCompile(ta, missing)
 		if err != nil {
@@ -262,7 +350,7 @@ func (p *proxy) compile() error {
 		}
 		if why := monitorDependency(job, pkgs); why != "" {
 			p.logf("compile %s: not instrumented: %s", what, why)
-			return p.exec(p.args)
+			return p.exec(plain)
 		}
 		for _, m := range missing {
 			if _, ok := pkgs[m]; !ok {
@@ -283,6 +371,66 @@ func (p *proxy) compile() error {
 	}
 	return p.exec(argv)
 }
+
+// inliningPass compiles the package unchanged, into its real output, with -m,
+// and returns the functions the compiler says it can inline, by the
+// "file:line:col" of their names (file being the base name). quiet reports
+// that the compile printed nothing but its -m lines, so that its output can
+// stand as the package's plain compile. A failing compile returns an error;
+// the caller then compiles the package unchanged, and the compiler reports the
+// user's error itself.
+func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl map[string]bool, quiet bool, err error) {
+	userDiag := false
+	for _, f := range []string{"m", "json", "S", "d", "live"} {
+		if _, ok := ta.flags[f]; ok {
+			userDiag = true // the user's own diagnostics: the real compile prints them
+		}
+	}
+	argv, err := ta.commandLine(ta.rewrite(argEdit{drop: []string{DigestFlag}, flags: []string{"-m"}}), workDir)
+	if err != nil {
+		return nil, false, err
+	}
+	var out bytes.Buffer
+	stdio := p.stdio
+	p.stdio.Stderr = &out
+	err = p.spawn(argv, nil, &out)
+	p.stdio = stdio
+	if err != nil {
+		return nil, false, fmt.Errorf("the plain compile failed")
+	}
+	inl, other := parseCanInline(out.String())
+	return inl, !userDiag && !other, nil
+}
+
+// canInline matches the compiler's -m line for an inlinable function:
+// "path/file.go:12:6: can inline (*T).Name with cost 7 as: ...".
+var canInline = regexp.MustCompile(`^(.*?):(\d+):(\d+): can inline ([^ ]+)`)
+
+// parseCanInline returns the positions of the "can inline" lines and whether
+// out holds anything but -m diagnostics (a line not in the file:line:col form
+// the compiler uses for them).
+func parseCanInline(out string) (map[string]bool, bool) {
+	inl := map[string]bool{}
+	other := false
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		if m := canInline.FindStringSubmatch(line); m != nil {
+			if !strings.Contains(m[4], ".func") { // function literals
+				inl[filepath.Base(m[1])+":"+m[2]+":"+m[3]] = true
+			}
+			continue
+		}
+		if !diagLine.MatchString(line) {
+			other = true
+		}
+	}
+	return inl, other
+}
+
+// diagLine is a compiler diagnostic with a position, or -m's "# package" header.
+var diagLine = regexp.MustCompile(`^(# |.*:\d+:\d+: )`)
 
 // resolveForCompile checks that the module graph's monitor runtime is the one
 // this tigris generates code for, and resolves export data for the monitor

@@ -1,0 +1,131 @@
+package rewriter
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+
+	"github.com/tigrisgo/tigris/runtime/pointcut"
+)
+
+// What a planned build (Plan) keys each instrumented package on. The digest
+// a package's -gcflags carry must change whenever the instrumenter's output
+// for it can change, and should change only then: it covers the tigris
+// binary, the generated code's shape, the runtime sources the probes import
+// (their export data is not in the package's compile key, because the go
+// command does not know the package imports them), the build options of the
+// config, and what the pointcuts can select in the package as far as its
+// syntax tells (pointcut.Restrict).
+
+// digestVersion names what goes into package digests.
+const digestVersion = "tigris-package-1"
+
+// Identity digests what every instrumented package's output depends on
+// besides its own sources and the config: the tigris executable, the
+// instrumenter's version, and the runtime module's sources as the module
+// graph of the go command in dir (with flags and env) resolves them.
+func Identity(goExe, dir string, flags, env []string) (string, error) {
+	inv := &goInvocation{goExe: goExe, dir: dir, flags: flags}
+	self, err := executableHash()
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
+	}
+	rt, err := runtimeSourcesHash(inv, env)
+	if err != nil {
+		return "", fmt.Errorf("fingerprinting the runtime sources: %w", err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nexe %s\ninstrumenter %s\nruntime %s\n", digestVersion, self, instrumenterVersion, rt)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// PackageDigest is the value of a package's DigestFlag in a planned build, ""
+// when tigris leaves the package alone: it is excluded (std without std:
+// true, tigris's own, ...) or the pointcuts select nothing its syntax allows.
+func (s *Session) PackageDigest(identity string, syn *pointcut.Syntax, std bool) string {
+	if !s.Active() || s.packageExcluded(syn.Path, std) != "" {
+		return ""
+	}
+	r := s.cfg.Instrument.Restrict(syn)
+	if r == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nidentity %s\nstd %v\ninlinable %s\nadmin %v\nselection %s\n",
+		digestVersion, identity, s.cfg.Std, s.cfg.Inlinable, s.cfg.AdminLink, r)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// LinkID is the link -V=full suffix of a planned build: the whole config
+// (the linker embeds the run-time settings) and the identity.
+func (s *Session) LinkID(identity string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\nidentity %s\nconfig %x\n", digestVersion, identity, s.ConfigHash())
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// PackageSyntax reads what Restrict needs from a package's files: the
+// functions declared with a body and every identifier written. Files that do
+// not parse are skipped: the compiler reports them, and a package that does
+// not compile is not instrumented.
+func PackageSyntax(path string, files []string) *pointcut.Syntax {
+	syn := &pointcut.Syntax{Path: path, Idents: map[string]bool{}}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				syn.Decls = append(syn.Decls, declOf(fd))
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				syn.Idents[id.Name] = true
+			}
+			return true
+		})
+	}
+	return syn
+}
+
+// declOf is the syntax of a function declaration: its name and receiver.
+func declOf(fd *ast.FuncDecl) pointcut.Decl {
+	d := pointcut.Decl{Name: fd.Name.Name}
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return d
+	}
+	t := fd.Recv.List[0].Type
+	if st, ok := t.(*ast.StarExpr); ok {
+		d.RecvPtr, t = true, st.X
+	}
+	for {
+		switch x := t.(type) {
+		case *ast.ParenExpr:
+			t = x.X
+			continue
+		case *ast.IndexExpr:
+			t = x.X
+			continue
+		case *ast.IndexListExpr:
+			t = x.X
+			continue
+		case *ast.StarExpr:
+			d.RecvPtr, t = true, x.X
+			continue
+		case *ast.Ident:
+			d.Recv = x.Name
+		}
+		return d
+	}
+}

@@ -1,0 +1,134 @@
+package rewriter
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A Plan is what `tigris go` decided before it ran the go command (package
+// driver), handed to every `tigris toolexec --plan=FILE` of that build.
+//
+// With a plan the proxy leaves the build's identity to the go command: it
+// answers compile -V=full with the compiler's own line, so every package
+// tigris does not touch has the cache key of a plain build and shares its
+// objects, and it instruments exactly the packages whose -gcflags carry
+// DigestFlag, which the driver computed from the config and each package's
+// syntax (Restrict): that flag is part of the package's compile key, so a
+// package is recompiled when, and only when, what tigris can select in it
+// changes. The flag is removed before the compiler runs.
+type Plan struct {
+	// Config is the absolute path of tigris.yaml and ConfigDigest the SHA-256
+	// of its content when the plan was made; a build that sees another
+	// content stops (the file changed in the middle of the build).
+	Config, ConfigDigest string
+	// Dir, GoExe, Subcommand, Flags and Packages describe the go command as
+	// the user wrote it (the flags to replay in a nested go list, without
+	// what the driver added).
+	Dir        string
+	GoExe      string
+	Subcommand string
+	Flags      []string
+	Packages   []string
+	// LinkID is appended to link -V=full: it covers the run-time settings the
+	// link embeds, the tigris binary and the runtime sources.
+	LinkID string
+}
+
+// DigestFlag is the compiler flag the driver adds to an instrumented
+// package's -gcflags: "-tigris=<digest>".
+const DigestFlag = "tigris"
+
+// planVersion names the plan file's layout.
+const planVersion = "tigris-plan-1"
+
+// WritePlan stores p in tigris's cache directory under a name made of its
+// content and returns the file's path. Plans are small and content-addressed,
+// so a build never sees another build's plan and nothing needs cleaning up
+// while builds run; files older than a week are removed on the way.
+func WritePlan(p *Plan) (string, error) {
+	data, err := json.Marshal(struct {
+		Version string
+		*Plan
+	}{planVersion, p})
+	if err != nil {
+		return "", err
+	}
+	dir := tigrisCacheDir()
+	if dir == "" {
+		return "", errors.New("no user cache directory for the build plan (set XDG_CACHE_HOME or HOME)")
+	}
+	dir = filepath.Join(dir, "plans")
+	sum := sha256.Sum256(data)
+	name := filepath.Join(dir, hex.EncodeToString(sum[:16])+".json")
+	if _, err := os.Stat(name); err == nil {
+		return name, nil
+	}
+	pruneOld(dir, weekOld)
+	return name, writeFileAtomic(name, data)
+}
+
+// ReadPlan reads a plan written by WritePlan.
+func ReadPlan(name string) (*Plan, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading the build plan: %w (was it removed during the build?)", err)
+	}
+	var v struct {
+		Version string
+		Plan
+	}
+	if err := json.Unmarshal(data, &v); err != nil || v.Version != planVersion {
+		return nil, fmt.Errorf("build plan %s: not a plan of this tigris", name)
+	}
+	return &v.Plan, nil
+}
+
+// FileDigest is the hex SHA-256 of a file's content.
+func FileDigest(name string) (string, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// weekOld is how old a plan file gets before WritePlan removes it.
+const weekOld = 7 * 24 * time.Hour
+
+// pruneOld removes the files in dir last modified more than age ago; errors
+// are ignored (another build may be pruning too).
+func pruneOld(dir string, age time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > age {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// invocationOf describes the go command of a plan.
+func invocationOf(p *Plan) *goInvocation {
+	inv := &goInvocation{
+		goExe:      p.GoExe,
+		dir:        p.Dir,
+		subcommand: p.Subcommand,
+		flags:      p.Flags,
+		packages:   p.Packages,
+		source:     "the build plan",
+	}
+	for _, pkg := range p.Packages {
+		inv.versioned = inv.versioned || strings.Contains(pkg, "@")
+	}
+	return inv
+}
