@@ -556,6 +556,9 @@ func applyLocked(c *Cycle, conf *analysisConf, cost *FineCost, probes []*Probe, 
 	choice map[uint32]uint32, span, now int64, records uint64) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
+	// The rate in force before this cycle, read before anything resets the cap:
+	// the controller raises at most twofold from it.
+	previous := effectiveSamplingLocked()
 	registry.analyzer = choice
 	reevaluate()
 	var fineCalls float64
@@ -572,7 +575,7 @@ func applyLocked(c *Cycle, conf *analysisConf, cost *FineCost, probes []*Probe, 
 	if conf.settings.Budget > 0 {
 		b := decideSampling(budgetInput{
 			budget: conf.settings.Budget, cost: *cost, procs: procs(), callsPerSec: fineCalls,
-			configured: registry.cfg.Sampling, previous: effectiveSamplingLocked(),
+			configured: registry.cfg.Sampling, previous: previous,
 		})
 		if an.recAt != 0 && now > an.recAt {
 			b.RecordsPerSec = float64(records-an.records) / (float64(now-an.recAt) / 1e9)

@@ -104,3 +104,48 @@ func TestCalibrateIsPrivate(t *testing.T) {
 	}
 	t.Logf("fine call +%.0f ns, record +%.0f ns (%s sink), calibration took %v", c.CallNs, c.RecordNs, c.Sink, time.Duration(c.TookNs))
 }
+
+// TestBudgetRaisesGradually runs cycles through the analyzer: a burst makes the
+// controller lower the rate, then quiet windows let it come back, at most twice
+// the previous cycle's rate per cycle. Each decision's Previous is the rate the
+// cycle before chose, not the configured rate.
+func TestBudgetRaisesGradually(t *testing.T) {
+	const pkg = "test.example/budgetramp"
+	ps := newProbes(t, pkg, 5)
+	a := manual("most frequent")
+	a.Budget = 0.02
+	useAnalysis(t, a)
+	an.mu.Lock()
+	saved := an.cost
+	an.cost = &FineCost{CallNs: 0, RecordNs: 1e9, Sink: "fake"} // any burst breaks the budget
+	an.mu.Unlock()
+	defer func() { an.mu.Lock(); an.cost = saved; an.mu.Unlock() }()
+	defer SetSampling(1)
+
+	analyze(t)
+	for i, n := range []int{2000, 100, 50, 12, 2} {
+		callN(&ps[i], n)
+	}
+	burst := analyze(t)
+	if burst.Budget == nil || burst.Budget.Action != "lowered" && burst.Budget.Action != "floor" || burst.Sampling > 0.25 {
+		t.Fatalf("burst cycle: sampling %v, decision %+v; want a rate lowered below 25%%", burst.Sampling, burst.Budget)
+	}
+	prev := burst
+	for i := 0; i < 20 && prev.Sampling < 1; i++ {
+		c := analyze(t) // a quiet window: nothing runs
+		b := c.Budget
+		if b == nil {
+			t.Fatalf("cycle %d: no budget decision", c.Seq)
+		}
+		if b.Previous != prev.Sampling {
+			t.Errorf("cycle %d: previous rate %v; want the last cycle's %v", c.Seq, b.Previous, prev.Sampling)
+		}
+		if want := num.Min(1, 2*prev.Sampling); c.Sampling != want || b.Action != "raised" {
+			t.Errorf("cycle %d: rate %v → %v (%s); want %v, raised at most twofold", c.Seq, prev.Sampling, c.Sampling, b.Action, want)
+		}
+		prev = c
+	}
+	if prev.Sampling != 1 {
+		t.Errorf("after 20 quiet cycles the rate is %v; want the configured 1", prev.Sampling)
+	}
+}
