@@ -19,6 +19,7 @@ import (
 	"github.com/tigrisgo/tigris/config"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -84,7 +85,7 @@ func runAnalyze(out io.Writer, path string, o analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	ev, err := monitor.Evaluate(in.stats, a)
+	ev, err := analyzer.Evaluate(in.stats, a)
 	if err != nil {
 		return err
 	}
@@ -309,7 +310,7 @@ func aggregateTrace(path string) ([]monitor.Stats, error) {
 
 // printAnalysis writes each criterion's partitions, then the selection with the
 // reasons.
-func printAnalysis(out io.Writer, in analyzeInput, ev *monitor.Evaluation) {
+func printAnalysis(out io.Writer, in analyzeInput, ev *analyzer.Evaluation) {
 	kind := "statistics snapshot"
 	if in.trace {
 		kind = "trace file, sampled calls only"
@@ -322,7 +323,7 @@ func printAnalysis(out io.Writer, in analyzeInput, ev *monitor.Evaluation) {
 		if p.Method == dsl.MethodNormal || p.Method == dsl.MethodQuantiles {
 			cuts := make([]string, len(p.Cuts))
 			for i, c := range p.Cuts {
-				cuts[i] = monitor.FormatMetric(c.Value)
+				cuts[i] = analyzer.FormatMetric(c.Value)
 			}
 			fmt.Fprintf(out, "  cuts (%s): %s\n", p.Metric, strings.Join(cuts, " | "))
 		}
@@ -331,7 +332,7 @@ func printAnalysis(out io.Writer, in analyzeInput, ev *monitor.Evaluation) {
 		values := make([]float64, len(ev.Candidates))
 		for i := range order {
 			order[i] = i
-			values[i], _ = ev.Candidates[i].Metric(p.Metric)
+			values[i], _ = analyzer.Metric(&ev.Candidates[i], p.Metric)
 		}
 		// Most first; within a partition by value in the criterion's direction.
 		slices.SortStableFunc(order, func(i, j int) int {
@@ -345,10 +346,10 @@ func printAnalysis(out io.Writer, in analyzeInput, ev *monitor.Evaluation) {
 		})
 		width := 0
 		for _, v := range values {
-			width = max(width, len(monitor.FormatMetric(v)))
+			width = max(width, len(analyzer.FormatMetric(v)))
 		}
 		for _, i := range order {
-			fmt.Fprintf(out, "  %-7s  %*s  %s\n", levelWord(g.Levels[i]), width, monitor.FormatMetric(values[i]), ev.Candidates[i].Signature)
+			fmt.Fprintf(out, "  %-7s  %*s  %s\n", levelWord(g.Levels[i]), width, analyzer.FormatMetric(values[i]), ev.Candidates[i].Signature)
 		}
 	}
 	sel := ev.Selected()

@@ -20,8 +20,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -433,10 +433,10 @@ func (c *ctl) printSampling(s *admin.SamplingState) error {
 	return err
 }
 
-// cycleView decodes a monitor.Cycle. The partitions stay raw: ctl does not
+// cycleView decodes an analyzer.Cycle. The partitions stay raw: ctl does not
 // show them, and decoding them would tie ctl to the dsl package's JSON shape.
 type cycleView struct {
-	monitor.Cycle
+	analyzer.Cycle
 	Partitions json.RawMessage `json:"partitions"`
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 )
 
 var (
@@ -154,8 +155,8 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 
 func TestCtlAnalysis(t *testing.T) {
 	addr := ctlServer(t, "")
-	orig := monitor.Analysis()
-	t.Cleanup(func() { monitor.SetAnalysis(orig) })
+	orig := analyzer.Analysis()
+	t.Cleanup(func() { analyzer.SetAnalysis(orig) })
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis"), `^enabled +off$`, `^interval +1m0s$`, `^metric frequent +count$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "set", "--criteria", "most frequent", "--window", "5m", "--metric", "expensive=errors"),
 		`^criteria +most frequent$`, `^window +5m0s$`, `^metric expensive +errors$`, `^interval +1m0s$`)

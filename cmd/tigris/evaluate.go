@@ -25,8 +25,8 @@ import (
 
 	"github.com/tigrisgo/tigris/bench"
 	"github.com/tigrisgo/tigris/loadgen"
-	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -237,7 +237,7 @@ func (o *benchOptions) evalPlanFor() (evalPlan, error) {
 	}
 	p.Sampling = sampling
 	for _, f := range []struct{ flag, text string }{{"--restricted", p.Restricted}, {"--expanded", p.Expanded}} {
-		if _, err := monitor.Evaluate(nil, settings.Analysis{Criteria: f.text}); err != nil {
+		if _, err := analyzer.Evaluate(nil, settings.Analysis{Criteria: f.text}); err != nil {
 			return p, fmt.Errorf("%s %q: %w", f.flag, f.text, err)
 		}
 	}

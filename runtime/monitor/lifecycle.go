@@ -52,7 +52,7 @@ func SetSink(s writer.Sink) writer.Sink {
 func start() {
 	started.Store(true)
 	watchSignals()
-	go analyzerLoop()
+	startAnalyzer()
 	startAdmin(registry.cfg.Admin)
 }
 

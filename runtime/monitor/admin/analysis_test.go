@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -13,18 +13,18 @@ import (
 // also drops the modes a cycle chose.
 func resetAnalysis(t *testing.T) {
 	t.Helper()
-	orig := monitor.Analysis()
+	orig := analyzer.Analysis()
 	t.Cleanup(func() {
-		if err := monitor.SetAnalysis(orig); err != nil {
+		if err := analyzer.SetAnalysis(orig); err != nil {
 			t.Error(err)
 		}
 	})
 }
 
-// cycle decodes a monitor.Cycle; its partitions stay raw, as no test here
+// cycle decodes an analyzer.Cycle; its partitions stay raw, as no test here
 // looks at them.
 type cycle struct {
-	monitor.Cycle
+	analyzer.Cycle
 	Partitions json.RawMessage `json:"partitions"`
 }
 
@@ -45,7 +45,7 @@ func TestAnalysisSettings(t *testing.T) {
 		got.Metrics["expensive"] != "errors" || got.Metrics["frequent"] != "count" || got.Enabled {
 		t.Errorf("after PUT: %+v", got)
 	}
-	if m := monitor.Analysis(); m.Criteria != got.Criteria {
+	if m := analyzer.Analysis(); m.Criteria != got.Criteria {
 		t.Errorf("monitor has criteria %q", m.Criteria)
 	}
 
@@ -67,7 +67,7 @@ func TestAnalysisSettings(t *testing.T) {
 	} {
 		wantError(t, do(t, h, "PUT", Prefix+"analysis", c.body), 400, c.field, c.column, c.want)
 	}
-	if after := monitor.Analysis(); after.Criteria != got.Criteria || after.Interval != got.Interval || after.Metrics["frequent"] != "count" {
+	if after := analyzer.Analysis(); after.Criteria != got.Criteria || after.Interval != got.Interval || after.Metrics["frequent"] != "count" {
 		t.Errorf("a bad request changed the analysis settings: %+v", after)
 	}
 }
@@ -100,7 +100,7 @@ func TestAnalysisRunAndHistory(t *testing.T) {
 	}
 
 	// Criteria that name an unbound criterion cannot run: 409, kept in history.
-	if err := monitor.SetAnalysis(settings.Analysis{Criteria: "", Interval: settings.Duration(60e9)}); err != nil {
+	if err := analyzer.SetAnalysis(settings.Analysis{Criteria: "", Interval: settings.Duration(60e9)}); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, do(t, h, "POST", Prefix+"analysis/run", ""), 409, "", 0, "analysis cycle failed")

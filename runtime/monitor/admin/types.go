@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -137,7 +138,7 @@ type Health struct {
 // HistoryList answers GET analysis/history.
 type HistoryList struct {
 	// Cycles are the recent analysis cycles, oldest first (at most 100).
-	Cycles []monitor.Cycle `json:"cycles"`
+	Cycles []analyzer.Cycle `json:"cycles"`
 }
 
 // Index answers GET /tigris/v1/: the endpoints, for people exploring with curl.
