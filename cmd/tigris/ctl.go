@@ -429,8 +429,20 @@ func (c *ctl) setSampling(rate string) error {
 }
 
 func (c *ctl) printSampling(s *admin.SamplingState) error {
-	_, err := fmt.Fprintf(c.out, "sampling %s\n", s.Percent)
+	_, err := fmt.Fprintf(c.out, "sampling %s%s\n", s.Percent, inForce(s.EffectivePercent, s.Percent, s.Reason))
 	return err
+}
+
+// inForce says which rate is in force while an overhead budget is set, and
+// why: " configured, 0.5% in force: overhead budget 1% of CPU: ...".
+func inForce(effective, configured, reason string) string {
+	switch {
+	case reason == "":
+		return ""
+	case effective == configured:
+		return " (" + reason + ")"
+	}
+	return " configured, " + effective + " in force: " + reason
 }
 
 // cycleView decodes an analyzer.Cycle. The partitions stay raw: ctl does not
@@ -663,9 +675,10 @@ func (c *ctl) healthCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			return request(c, "GET", admin.Prefix+"health", nil, "", func(h *admin.Health) error {
-				_, err := fmt.Fprintf(c.out, "%s: pid %d, %s, up %s, %d probes (%d off, %d coarse, %d fine), sampling %s\n",
+				_, err := fmt.Fprintf(c.out, "%s: pid %d, %s, up %s, %d probes (%d off, %d coarse, %d fine), sampling %s%s\n",
 					h.Status, h.PID, h.Go, time.Duration(h.UptimeSeconds*1e9).Round(time.Second), h.Probes,
-					h.Modes[settings.Off], h.Modes[settings.Coarse], h.Modes[settings.Fine], settings.FormatPercent(h.Sampling))
+					h.Modes[settings.Off], h.Modes[settings.Coarse], h.Modes[settings.Fine], settings.FormatPercent(h.Sampling),
+					inForce(settings.FormatPercent(h.EffectiveSampling), settings.FormatPercent(h.Sampling), h.SamplingReason))
 				return err
 			})
 		},

@@ -171,6 +171,17 @@ func TestCtlAnalysis(t *testing.T) {
 	}
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "run"), `^cycle \d+ \(manual\): 3 candidates, \d selected`, `^SELECTED +WHY$`, `^ctl.example/shop.\(\*Store\).Find\(\) error +frequent: most`)
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "history", "--last", "1"), `^SEQ +AT +TRIGGER +CANDIDATES +SELECTED +CHANGE +SAMPLING +ERROR$`, `^\d+ +\S+ +manual +3 +\d +\+\d -\d +100%`)
+	// With an overhead budget the rate in force differs from the configured one,
+	// and ctl says so and why.
+	mustCtl(t, "--addr", addr, "analysis", "set", "--budget", "0.01%")
+	for i := range 300 {
+		if c := monitor.Enter(&ctlProbes[i%100/99]); c.On() { // Find, and Save a few times
+			c.Exit(nil)
+		}
+	}
+	mustCtl(t, "--addr", addr, "analysis", "run")
+	wantLines(t, mustCtl(t, "--addr", addr, "sampling"), `^sampling 100% configured, \S+% in force: overhead budget 0.01% of CPU: `)
+	wantLines(t, mustCtl(t, "--addr", addr, "health"), `, sampling 100% configured, \S+% in force: overhead budget 0.01% of CPU: `)
 }
 
 func TestCtlToken(t *testing.T) {

@@ -3,6 +3,8 @@ package admin
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
@@ -107,5 +109,43 @@ func TestAnalysisRunAndHistory(t *testing.T) {
 	hist = decode[history](t, do(t, h, "GET", Prefix+"analysis/history", ""), 200)
 	if last := hist.Cycles[len(hist.Cycles)-1]; last.Err == "" {
 		t.Errorf("the failed cycle is not in the history: %+v", last)
+	}
+}
+
+// TestSamplingUnderBudget: while the overhead budget holds the rate below the
+// configured one, every surface shows both rates and why.
+func TestSamplingUnderBudget(t *testing.T) {
+	reset(t)
+	resetAnalysis(t)
+	// 0.01 % of the CPU cannot pay for hundreds of fine calls a second: the
+	// budget lowers the rate as far as it goes.
+	decode[settings.Analysis](t, do(t, h, "PUT", Prefix+"analysis", `{"criteria": "most frequent", "budget": 0.0001}`), 200)
+	for left := 500; left > 0; left-- {
+		call(find, nil)
+	}
+	call(save, nil)
+	c := decode[cycle](t, do(t, h, "POST", Prefix+"analysis/run", ""), 200)
+	if c.Budget == nil || c.Sampling >= 1 {
+		t.Fatalf("cycle did not lower the rate: sampling %v, budget %+v", c.Sampling, c.Budget)
+	}
+	s := decode[SamplingState](t, do(t, h, "GET", Prefix+"sampling", ""), 200)
+	if s.Sampling != 1 || s.Percent != "100%" || s.Effective != c.Sampling || s.EffectivePercent != settings.FormatPercent(c.Sampling) ||
+		!strings.Contains(s.Reason, "overhead budget 0.01% of CPU") {
+		t.Errorf("GET sampling %+v; want configured 100%%, effective %v and the budget's reason", s, c.Sampling)
+	}
+	hl := decode[Health](t, do(t, h, "GET", Prefix+"health", ""), 200)
+	if hl.Sampling != 1 || hl.EffectiveSampling != c.Sampling || hl.SamplingReason != s.Reason {
+		t.Errorf("GET health: sampling %v, effective %v, reason %q; want 1, %v, %q", hl.Sampling, hl.EffectiveSampling, hl.SamplingReason, c.Sampling, s.Reason)
+	}
+	m := do(t, h, "GET", "/metrics", "").Body.String()
+	for _, want := range []string{"\ntigris_sampling_ratio 1\n", "\ntigris_sampling_effective_ratio " + strconv.FormatFloat(c.Sampling, 'g', -1, 64) + "\n", "\ntigris_overhead_budget_ratio 0.0001\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %q", strings.TrimSpace(want))
+		}
+	}
+	// Without a budget the two agree and there is nothing to explain.
+	decode[settings.Analysis](t, do(t, h, "PUT", Prefix+"analysis", `{"budget": 0}`), 200)
+	if s := decode[SamplingState](t, do(t, h, "GET", Prefix+"sampling", ""), 200); s.Effective != 1 || s.Reason != "" {
+		t.Errorf("budget off: %+v; want effective 1, no reason", s)
 	}
 }
