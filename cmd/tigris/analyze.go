@@ -354,6 +354,9 @@ func printAnalysis(out io.Writer, in analyzeInput, ev *analyzer.Evaluation) {
 	}
 	sel := ev.Selected()
 	fmt.Fprintf(out, "\nselected: %d of %d\n", len(sel), len(ev.Candidates))
+	if ev.Result.Why != "" {
+		fmt.Fprintf(out, "  %s\n", ev.Result.Why)
+	}
 	for _, s := range sel {
 		fmt.Fprintf(out, "  %s\n", s.Signature)
 		for _, r := range ev.Reasons(s.ID) {

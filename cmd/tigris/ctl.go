@@ -592,6 +592,10 @@ func (c *ctl) printAnalysis(a *settings.Analysis) error {
 func (c *ctl) printCycle(cy *cycleView) error {
 	fmt.Fprintf(c.out, "cycle %d (%s): %d candidates, %d selected (+%d -%d), sampling %s\ncriteria: %s\n",
 		cy.Seq, cy.Trigger, cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), settings.FormatPercent(cy.Sampling), cy.Criteria)
+	if cy.Why != "" {
+		_, err := fmt.Fprintln(c.out, cy.Why)
+		return err
+	}
 	rows := make([]string, len(cy.Selected))
 	for i, s := range cy.Selected {
 		rows[i] = s + "\t" + strings.Join(cy.Reasons[s], "; ")

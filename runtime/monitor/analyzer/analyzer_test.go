@@ -426,3 +426,33 @@ func BenchmarkCycle(b *testing.B) {
 		}
 	}
 }
+
+// TestAnalyzerSaysWhyNothing: on a small program the default filter may select
+// nothing; the cycle then says why and what to relax, as it does for a quiet
+// window.
+func TestAnalyzerSaysWhyNothing(t *testing.T) {
+	ps := newProbes(t, "test.example/why", 4)
+	useAnalysis(t, manual(settings.Default().Analysis.Criteria))
+	analyze(t)
+	quiet := analyze(t)
+	if !strings.Contains(quiet.Why, "no monitored function completed a call in the window") {
+		t.Errorf("quiet cycle: why %q", quiet.Why)
+	}
+	// Calls with different counts and times, none reporting a result size: the
+	// changeable criterion knows no function.
+	for i, n := range []int{120, 40, 7, 3} {
+		callN(&ps[i], n)
+	}
+	c := analyze(t)
+	if len(c.Selected) != 0 {
+		t.Fatalf("selected %q; the case wants none", c.Selected)
+	}
+	for _, want := range []string{`nothing qualified among 4 functions: "least changeable" selects none (result-size-sd is unknown for all of them`, `without "∩ least changeable" the filter would select`} {
+		if !strings.Contains(c.Why, want) {
+			t.Errorf("why %q lacks %q", c.Why, want)
+		}
+	}
+	if h := History(); h[len(h)-1].Why != c.Why {
+		t.Errorf("history lost the why: %q", h[len(h)-1].Why)
+	}
+}

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -30,6 +31,11 @@ type Cycle struct {
 	// Reasons explains each selected function: its level for every criterion of
 	// the filter with the metric value, e.g. "frequent: most (count 200)".
 	Reasons map[string][]string `json:"reasons"`
+	// Why explains an empty selection in one line: no function ran in the
+	// window, or which part of the filter came out empty, why, and which
+	// relaxation would select something (dsl.Result.Why). Empty when something
+	// was selected or the cycle failed.
+	Why string `json:"why,omitempty"`
 	// Sampling is the sampling rate in force after the cycle (budget applied).
 	Sampling float64 `json:"sampling"`
 	Err      string  `json:"error,omitempty"`
@@ -115,6 +121,10 @@ func runCycleLocked(trigger string, at int64) (c Cycle) {
 		return fail(err)
 	}
 	c.Partitions = ev.Partitions()
+	c.Why = ev.Result.Why
+	if len(cands) == 0 {
+		c.Why = quietWhy(window, counters, span)
+	}
 
 	// The new selection: selected candidates fine, other candidates coarse; probes
 	// that did not run fall back to the rules.
@@ -193,4 +203,22 @@ func applyLocked(c *Cycle, conf *analysisConf, window []monitor.Stats, choice ma
 	sort.Strings(c.Overridden)
 	c.Sampling = applied.Sampling
 	return nil
+}
+
+// quietWhy explains a cycle without candidates.
+func quietWhy(window []monitor.Stats, counters monitor.Counters, span time.Duration) string {
+	ran, off := 0, 0
+	for _, s := range window {
+		if s.Count > 0 {
+			ran++
+			if counters.Off(s.ID) {
+				off++
+			}
+		}
+	}
+	why := fmt.Sprintf("nothing qualified: no monitored function completed a call in the window (%v, %d probes)", span.Round(time.Millisecond), counters.Len())
+	if off > 0 {
+		why += fmt.Sprintf("; %d that ran are off by the configuration, which the analyzer never turns on", off)
+	}
+	return why
 }
