@@ -74,7 +74,7 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	}
 	pkgPath := sourceImportPath(job)
 	isMain := job.ImportPath == "main"
-	mayMatch := s.cfg.Instrument.MayMatchPackage(pkgPath)
+	mayMatch := s.cfg.Instrument.MayMatchPackageOf(pkgPath, isMain)
 	if !mayMatch && !isMain {
 		s.logf("%s: skipped, no pointcut can match the package", pkgPath)
 		return false, nil
