@@ -46,7 +46,7 @@ monitor:
   # rules:                # run-time mode rules in order, the last match wins
   #   - fine: execution(* {{.Module}}/repo.(*Store).Find*(..))
   # sampling: {{.Sampling}}        # share of fine-mode traces recorded (10% or 0.1)
-  # summaries: false      # argument/result size summaries in fine records
+  # summaries: false      # fine records carry the first result's size (len or int value)
 
 # The two-phase analyzer: every interval it groups the coarse statistics and
 # turns on fine tracing for the functions the criteria filter selects.
