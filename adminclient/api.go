@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
@@ -125,7 +125,7 @@ func (c *Client) SetAnalysis(ctx context.Context, a AnalysisChange) (*settings.A
 // undecoded: no caller shows them, and decoding them would tie the client to
 // the dsl package's JSON shape.
 type Cycle struct {
-	monitor.Cycle
+	analyzer.Cycle
 	Partitions json.RawMessage `json:"partitions"`
 }
 
@@ -137,7 +137,7 @@ func (c *Client) RunAnalysis(ctx context.Context) (*Cycle, error) {
 // History returns the recent analysis cycles, oldest first.
 func (c *Client) History(ctx context.Context) ([]Cycle, error) {
 	h, err := call[struct {
-		Cycles []Cycle `json:"cycles"` // admin.HistoryList, with Cycle for monitor.Cycle
+		Cycles []Cycle `json:"cycles"` // admin.HistoryList, with Cycle for analyzer.Cycle
 	}](ctx, c, "GET", admin.Prefix+"analysis/history", nil, "")
 	if err != nil {
 		return nil, err

@@ -116,11 +116,7 @@ func WriteLineChart(w io.Writer, c *LineChart) error {
 
 	var b bytes.Buffer
 	bw := bufio.NewWriter(&b)
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n",
-		width, height, width, height)
-	fmt.Fprintf(bw, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="white"/>`+"\n", width, height)
-	text(bw, left, titleY, "start", `font-size="15" font-weight="bold"`, c.Title)
-	text(bw, left, subY, "start", `fill="#444"`, c.Subtitle)
+	svgStart(bw, width, height, left, titleY, subY, c.Title, c.Subtitle)
 
 	// Legend: a row per series, then the levels side by side.
 	ly := legendY
@@ -142,13 +138,7 @@ func WriteLineChart(w io.Writer, c *LineChart) error {
 
 	// Grid and axes; the right axis, in percent of RelativeTo, has its own
 	// round ticks.
-	for _, v := range ticks {
-		yy := y(v)
-		line(bw, left, yy, left+plotW, yy, "#e3e3e3")
-		text(bw, left-6, yy+4, "end", "", fmtTick(v))
-	}
-	line(bw, left, top, left, top+plotH, "#333")
-	line(bw, left, top+plotH, left+plotW, top+plotH, "#333")
+	axes(bw, ticks, y, fmtTick, left, top, plotW, plotH)
 	if ref := c.RelativeTo; ref > 0 {
 		line(bw, left+plotW, top, left+plotW, top+plotH, "#999")
 		for _, pct := range rangeTicks(100*lo/ref, 100*hi/ref) {
@@ -234,12 +224,7 @@ func WriteLineChart(w io.Writer, c *LineChart) error {
 			fmt.Fprintln(bw, `</g>`)
 		}
 	}
-	fmt.Fprintln(bw, "</svg>")
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
+	return svgEnd(w, &b, bw)
 }
 
 func (c *LineChart) nonNegative() bool {

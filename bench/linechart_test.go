@@ -29,21 +29,7 @@ func TestWriteLineChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := b.String()
-	d := xml.NewDecoder(strings.NewReader(svg))
-	markers := 0
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("not well-formed XML: %v\n%s", err, svg)
-		}
-		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "g" {
-			markers++ // one group per drawn point
-		}
-	}
-	if markers != 5 {
+	if markers := groups(t, svg); markers != 5 {
 		t.Errorf("%d points drawn, want 5 (the NaN left out)", markers)
 	}
 	for _, want := range []string{"throughput &lt;by&gt; sampling", "no monitoring", "phase 1 only", "full monitoring",
@@ -85,6 +71,26 @@ func TestRangeTicks(t *testing.T) {
 		}
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("rangeTicks(%v, %v) = %v, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// groups checks that svg is well-formed XML and counts its <g> elements, one
+// per drawn point.
+func groups(t *testing.T, svg string) int {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(svg))
+	n := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, svg)
+		}
+		if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "g" {
+			n++
 		}
 	}
 }

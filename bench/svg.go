@@ -240,3 +240,35 @@ func niceTicks(maxV float64) []float64 {
 	}
 	return ts
 }
+
+// svgStart opens a chart of width × height on a white background, with its
+// title and subtitle at x, titleY and subY.
+func svgStart(w io.Writer, width, height, x, titleY, subY float64, title, subtitle string) {
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="11">`+"\n",
+		width, height, width, height)
+	fmt.Fprintf(w, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="white"/>`+"\n", width, height)
+	text(w, x, titleY, "start", `font-size="15" font-weight="bold"`, title)
+	text(w, x, subY, "start", `fill="#444"`, subtitle)
+}
+
+// svgEnd closes the chart bw writes into b and hands it to w whole.
+func svgEnd(w io.Writer, b *bytes.Buffer, bw *bufio.Writer) error {
+	fmt.Fprintln(bw, "</svg>")
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// axes draws a plot's horizontal grid at ticks, labelled on the left, and its
+// left and bottom axes; y maps a value to its height.
+func axes(w io.Writer, ticks []float64, y func(float64) float64, label func(float64) string, left, top, plotW, plotH float64) {
+	for _, v := range ticks {
+		yy := y(v)
+		line(w, left, yy, left+plotW, yy, "#e3e3e3")
+		text(w, left-6, yy+4, "end", "", label(v))
+	}
+	line(w, left, top, left, top+plotH, "#333")
+	line(w, left, top+plotH, left+plotW, top+plotH, "#333")
+}

@@ -45,8 +45,8 @@ monitor:
   mode: {{.R.Mode}}            # probe mode at start: off, coarse or fine
   # rules:                # run-time mode rules in order, the last match wins
   #   - fine: execution(* {{.Module}}/repo.(*Store).Find*(..))
-  # sampling: {{.Sampling}}        # share of fine-mode calls recorded (10% or 0.1)
-  # summaries: false      # argument/result size summaries in fine records
+  # sampling: {{.Sampling}}        # share of fine-mode traces recorded (10% or 0.1)
+  # summaries: false      # fine records carry the first result's size (len or int value)
 
 # The two-phase analyzer: every interval it groups the coarse statistics and
 # turns on fine tracing for the functions the criteria filter selects.

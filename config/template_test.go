@@ -126,3 +126,14 @@ func TestModulePath(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplatePromisesOnlyWhatIsBuilt: the comments describe what the runtime
+// does; argument summaries are not implemented, and sampling is per trace.
+func TestTemplatePromisesOnlyWhatIsBuilt(t *testing.T) {
+	src := string(Template("example.com/shop"))
+	for _, bad := range []string{"argument", "fine-mode calls recorded"} {
+		if strings.Contains(src, bad) {
+			t.Errorf("the template mentions %q:\n%s", bad, src)
+		}
+	}
+}

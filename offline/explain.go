@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/tigrisgo/tigris/runtime/dsl"
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -20,7 +20,7 @@ func Run(out io.Writer, path string, a settings.Analysis) error {
 	if err != nil {
 		return err
 	}
-	ev, err := monitor.Evaluate(in.Stats, a)
+	ev, err := analyzer.Evaluate(in.Stats, a)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func Run(out io.Writer, path string, a settings.Analysis) error {
 
 // Explain writes each criterion's partitions, every candidate in its
 // partition with its metric value, then the selection with the reasons.
-func Explain(out io.Writer, in Input, ev *monitor.Evaluation) {
+func Explain(out io.Writer, in Input, ev *analyzer.Evaluation) {
 	kind := "statistics snapshot"
 	if in.Trace {
 		kind = "trace file, sampled calls only"
@@ -50,7 +50,7 @@ func Explain(out io.Writer, in Input, ev *monitor.Evaluation) {
 		if p.Method == dsl.MethodNormal || p.Method == dsl.MethodQuantiles {
 			cuts := make([]string, len(p.Cuts))
 			for i, c := range p.Cuts {
-				cuts[i] = monitor.FormatMetric(c.Value)
+				cuts[i] = analyzer.FormatMetric(c.Value)
 			}
 			fmt.Fprintf(out, "  cuts (%s): %s\n", p.Metric, strings.Join(cuts, " | "))
 		}
@@ -59,7 +59,7 @@ func Explain(out io.Writer, in Input, ev *monitor.Evaluation) {
 		values := make([]float64, len(ev.Candidates))
 		for i := range order {
 			order[i] = i
-			values[i], _ = ev.Candidates[i].Metric(p.Metric)
+			values[i], _ = analyzer.Metric(&ev.Candidates[i], p.Metric)
 		}
 		// Most first; within a partition by value in the criterion's direction.
 		slices.SortStableFunc(order, func(i, j int) int {
@@ -73,14 +73,17 @@ func Explain(out io.Writer, in Input, ev *monitor.Evaluation) {
 		})
 		width := 0
 		for _, v := range values {
-			width = max(width, len(monitor.FormatMetric(v)))
+			width = max(width, len(analyzer.FormatMetric(v)))
 		}
 		for _, i := range order {
-			fmt.Fprintf(out, "  %-7s  %*s  %s\n", levelWord(g.Levels[i]), width, monitor.FormatMetric(values[i]), ev.Candidates[i].Signature)
+			fmt.Fprintf(out, "  %-7s  %*s  %s\n", levelWord(g.Levels[i]), width, analyzer.FormatMetric(values[i]), ev.Candidates[i].Signature)
 		}
 	}
 	sel := ev.Selected()
 	fmt.Fprintf(out, "\nselected: %d of %d\n", len(sel), len(ev.Candidates))
+	if ev.Result.Why != "" {
+		fmt.Fprintf(out, "  %s\n", ev.Result.Why)
+	}
 	for _, s := range sel {
 		fmt.Fprintf(out, "  %s\n", s.Signature)
 		for _, r := range ev.Reasons(s.ID) {

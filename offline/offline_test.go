@@ -98,6 +98,11 @@ func TestRunSnapshot(t *testing.T) {
 	if strings.Contains(out, "neverCalled") {
 		t.Errorf("a function that never ran was grouped:\n%s", out)
 	}
+	// A filter that selects nothing says why.
+	out, err = analyze(t, path, "most frequent ∩ most expensive", nil)
+	if err != nil || !strings.Contains(out, "selected: 0 of 5\n  nothing qualified among 5 functions: \"most frequent\" (1) and \"most expensive\" (1) have no function in common") {
+		t.Errorf("an empty selection: %v\n%s", err, out)
+	}
 }
 
 func TestRunOptions(t *testing.T) {

@@ -84,6 +84,7 @@ func PackageSyntax(path string, files []string) *pointcut.Syntax {
 		if err != nil {
 			continue
 		}
+		syn.Main = syn.Main || f.Name.Name == "main"
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
 				syn.Decls = append(syn.Decls, declOf(fd))

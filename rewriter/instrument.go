@@ -21,11 +21,13 @@ const (
 	monitorPath  = runtimeModule + "/monitor"
 	adminPath    = monitorPath + "/admin"
 	atexitPath   = monitorPath + "/atexit"
+	analyzerPath = monitorPath + "/analyzer"
 	// Generated names carry a prefix no user writes, so they cannot collide.
-	alias       = "__tigris"
-	atexitAlias = "__tigris_atexit"
-	adminAlias  = "__tigris_admin"
-	probesVar   = "__tigris_p"
+	alias         = "__tigris"
+	atexitAlias   = "__tigris_atexit"
+	analyzerAlias = "__tigris_analyzer"
+	adminAlias    = "__tigris_admin"
+	probesVar     = "__tigris_p"
 )
 
 // neverInstrument lists packages whose functions run underneath the monitor's own
@@ -70,7 +72,7 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 		return false, nil
 	}
 	pkgPath := sourceImportPath(job)
-	if !s.cfg.Instrument.MayMatchPackage(pkgPath) {
+	if !s.cfg.Instrument.MayMatchPackageOf(pkgPath, job.ImportPath == "main") {
 		s.logf("%s: skipped, no pointcut can match the package", pkgPath)
 		return false, nil
 	}

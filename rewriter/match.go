@@ -93,11 +93,11 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			rep.Excluded[pkg.PkgPath] = why
 			continue
 		}
-		if monitorDeps[pkg.PkgPath] && cfg.Instrument != nil && cfg.Instrument.MayMatchPackage(pkg.PkgPath) {
+		if monitorDeps[pkg.PkgPath] && cfg.Instrument != nil && cfg.Instrument.MayMatchPackageOf(pkg.PkgPath, pkg.Name == "main") {
 			rep.Excluded[pkg.PkgPath] = "the monitor runtime imports it (a probe would be an import cycle)"
 			continue
 		}
-		if cfg.Instrument == nil || !cfg.Instrument.MayMatchPackage(pkg.PkgPath) {
+		if cfg.Instrument == nil || !cfg.Instrument.MayMatchPackageOf(pkg.PkgPath, pkg.Name == "main") {
 			continue
 		}
 		counts := byPath[pkg.PkgPath]

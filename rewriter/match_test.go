@@ -72,3 +72,27 @@ func TestListMatchesReportsPackageErrors(t *testing.T) {
 		t.Errorf("error %v; want one naming a.go:3:13", err)
 	}
 }
+
+// TestListMatchesMainPackage: the package pattern main selects a command's
+// package, which the go command names by its import path (docs/pointcuts.md).
+func TestListMatchesMainPackage(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "cmd/server/main.go"), "package main\n\nfunc main() { run() }\n\nfunc run() {}\n")
+	writeFile(t, filepath.Join(dir, "lib/lib.go"), "package lib\n\nfunc Run() {}\n")
+	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"execution(* main.*(..))\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range rep.Matches {
+		got = append(got, m.Signature.Package+"."+m.Signature.Name)
+	}
+	if want := "example.com/m/cmd/server.main example.com/m/cmd/server.run"; strings.Join(got, " ") != want {
+		t.Errorf("matches %q, want %q", strings.Join(got, " "), want)
+	}
+}

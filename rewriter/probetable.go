@@ -25,7 +25,8 @@ type signatureLit = pointcut.Signature
 //	var __tigris_p [N]__tigris.Probe
 //	func init() {
 //		__tigris.RegisterPackage(__tigris_p[:], []__tigris.ProbeInfo{...},
-//			__tigris.Links{AtExit: __tigris_atexit.Add, Admin: __tigris_admin.Launch})
+//			__tigris.Links{AtExit: __tigris_atexit.Add, Analyzer: __tigris_analyzer.Run,
+//				Admin: __tigris_admin.Launch})
 //	}
 func (pj *packageJob) probeTable() (string, error) {
 	infos := make([]dst.Expr, len(pj.probes))
@@ -38,8 +39,12 @@ func (pj *packageJob) probeTable() (string, error) {
 	imports := []dst.Spec{
 		&dst.ImportSpec{Name: dst.NewIdent(alias), Path: strLit(monitorPath).(*dst.BasicLit)},
 		&dst.ImportSpec{Name: dst.NewIdent(atexitAlias), Path: strLit(atexitPath).(*dst.BasicLit)},
+		&dst.ImportSpec{Name: dst.NewIdent(analyzerAlias), Path: strLit(analyzerPath).(*dst.BasicLit)},
 	}
-	links := []dst.Expr{&dst.KeyValueExpr{Key: dst.NewIdent("AtExit"), Value: sel(atexitAlias, "Add")}}
+	links := []dst.Expr{
+		&dst.KeyValueExpr{Key: dst.NewIdent("AtExit"), Value: sel(atexitAlias, "Add")},
+		&dst.KeyValueExpr{Key: dst.NewIdent("Analyzer"), Value: sel(analyzerAlias, "Run")},
+	}
 	if pj.s.cfg.AdminLink {
 		imports = append(imports, &dst.ImportSpec{Name: dst.NewIdent(adminAlias), Path: strLit(adminPath).(*dst.BasicLit)})
 		links = append(links, &dst.KeyValueExpr{Key: dst.NewIdent("Admin"), Value: sel(adminAlias, "Launch")})

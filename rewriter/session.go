@@ -124,7 +124,7 @@ const instrumenterVersion = "tigris-instrumenter-3"
 // MonitorPackages are the import paths every instrumented package imports; the
 // proxy resolves their export data (with dependencies) for compile and link.
 // The admin endpoint is added when the config links it (LinkedPackages).
-var MonitorPackages = []string{monitorPath, atexitPath}
+var MonitorPackages = []string{monitorPath, atexitPath, analyzerPath}
 
 // LinkedPackages are the runtime packages instrumented code imports under this
 // config: MonitorPackages and, with admin.link, the admin endpoint.

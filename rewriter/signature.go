@@ -53,6 +53,9 @@ func SignatureOf(pkgPath string, fn *types.Func, file string, line int) pointcut
 	if strings.HasSuffix(file, "_test.go") {
 		s.Flags |= pointcut.Test
 	}
+	if fn.Pkg() != nil && fn.Pkg().Name() == "main" {
+		s.Flags |= pointcut.Main
+	}
 	return s
 }
 

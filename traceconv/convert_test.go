@@ -51,7 +51,7 @@ func TestProfileTreeShapeAndTimes(t *testing.T) {
 	for _, s := range p.Sample {
 		var names []string
 		for i := len(s.Location) - 1; i >= 0; i-- {
-			names = append(names, shortName(s.Location[i].Line[0].Function.Name))
+			names = append(names, shortName(s.Location[i].Line[0].Function.SystemName))
 		}
 		got[strings.Join(names, ";")] = fmt.Sprint(s.Value)
 	}
@@ -66,7 +66,7 @@ func TestProfileTreeShapeAndTimes(t *testing.T) {
 		t.Errorf("samples:\n got %v\nwant %v", got, want)
 	}
 	for _, f := range p.Function {
-		if f.Name == testProbes[1].Signature && (f.Filename != "/src/shop/store.go" || f.StartLine != 20) {
+		if f.SystemName == testProbes[1].Signature && (f.Filename != "/src/shop/store.go" || f.StartLine != 20) {
 			t.Errorf("Find is at %s:%d; want /src/shop/store.go:20", f.Filename, f.StartLine)
 		}
 	}

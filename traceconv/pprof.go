@@ -30,7 +30,10 @@ const unrecordedName = "(unrecorded calls)"
 // distinct call path (root to callee), whose values are the calls that ended at
 // that path, their inclusive and their exclusive nanoseconds (SampleCalls,
 // SampleInclusive, SampleExclusive; the default is SampleExclusive). Functions are
-// named by their signature, with the file and line of the probe definition.
+// named as Go's symbol tables name them ("example.com/shop.(*Store).Find",
+// "example.com/shop.Map[...]"), so go tool pprof shows them as it shows Go
+// functions; the whole signature is the system name, with the file and line of
+// the probe definition.
 // Memory grows with the number of distinct paths, not with the records.
 func Profile(r *writer.Reader, opt Options) (*profile.Profile, Report, error) {
 	var rep Report
@@ -87,9 +90,11 @@ func (n *pathNode) child(fn int) *pathNode {
 	return c
 }
 
+// funcKey is a profile function: its Go symbol name (Name), the whole
+// signature (SystemName) and where it is defined.
 type funcKey struct {
-	name, file string
-	line       int
+	name, system, file string
+	line               int
 }
 
 type profileBuilder struct {
@@ -103,7 +108,7 @@ type profileBuilder struct {
 
 func newProfileBuilder() *profileBuilder {
 	b := &profileBuilder{byKey: make(map[funcKey]int), start: math.MaxInt64, end: math.MinInt64}
-	b.unrecorded = b.function(funcKey{name: unrecordedName})
+	b.unrecorded = b.function(funcKey{name: unrecordedName, system: unrecordedName})
 	return b
 }
 
@@ -120,7 +125,7 @@ func (b *profileBuilder) function(k funcKey) int {
 
 func (b *profileBuilder) probeFunc(p *probe) int {
 	if p.idx < 0 {
-		k := funcKey{name: p.sig}
+		k := funcKey{name: goSymbol(p.sig), system: p.sig}
 		if p.def != nil {
 			k.file, k.line = p.def.File, p.def.Line
 		}
@@ -174,7 +179,7 @@ func (b *profileBuilder) profile(rep *Report) *profile.Profile {
 	p.Mapping = []*profile.Mapping{m}
 	locs := make([]*profile.Location, len(b.funcs))
 	for i, k := range b.funcs {
-		f := &profile.Function{ID: uint64(i + 1), Name: k.name, SystemName: k.name, Filename: k.file, StartLine: int64(k.line)}
+		f := &profile.Function{ID: uint64(i + 1), Name: k.name, SystemName: k.system, Filename: k.file, StartLine: int64(k.line)}
 		p.Function = append(p.Function, f)
 		locs[i] = &profile.Location{ID: uint64(i + 1), Mapping: m, Line: []profile.Line{{Function: f, Line: int64(k.line)}}}
 	}
@@ -210,4 +215,45 @@ func nameOr(s, alt string) string {
 		return alt
 	}
 	return s
+}
+
+// goSymbol is a function's name as Go writes it in its symbol tables, tracebacks
+// and CPU profiles: the signature without parameters and results,
+// "example.com/shop.(*Store).Find", "example.com/shop.Map[...]",
+// "example.com/shop.(*Stack[...]).Pop". pprof leaves such a name alone, where it
+// would simplify a whole signature as if it were demangled C++ (cutting every
+// parenthesised part: "shop..FindAll []string"). The receiver-first form of old
+// traces, "func (*example.com/shop.Store).Find(int)", is turned into it; a
+// signature that does not parse is kept whole.
+func goSymbol(sig string) string {
+	parts, ok := splitSignature(sig)
+	if !ok || parts.Name == "" {
+		return sig
+	}
+	name := parts.Name
+	if name[0] != '(' {
+		return name
+	}
+	end := matching(name, 0)
+	if end < 0 || end+1 >= len(name) || name[end+1] != '.' {
+		return name
+	}
+	recv, method := name[1:end], name[end+2:]
+	star := ""
+	if strings.HasPrefix(recv, "*") {
+		star, recv = "*", recv[1:]
+	}
+	typ := recv
+	if i := strings.IndexByte(typ, '['); i >= 0 {
+		typ = typ[:i] // the package path ends before the type's arguments
+	}
+	dot := strings.LastIndexByte(typ, '.')
+	if dot < 0 {
+		return name
+	}
+	pkg, typeName := recv[:dot], recv[dot+1:]
+	if star == "" {
+		return pkg + "." + typeName + "." + method
+	}
+	return pkg + ".(" + star + typeName + ")." + method
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/internal/admintest"
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 )
 
 // TestDemoReport prints step 4 of the demo from a program's admin endpoint:
@@ -55,10 +56,10 @@ func TestDemoReport(t *testing.T) {
 
 func TestPrintDemoCycle(t *testing.T) {
 	sig := "github.com/tigrisgo/tigris/examples/petclinic/internal/service.(*ClinicService).FindVets() []model.Vet"
-	cy := adminclient.Cycle{Cycle: monitor.Cycle{Seq: 3, At: time.Date(2026, 1, 2, 15, 4, 5, 0, time.Local), Candidates: 40,
+	cy := adminclient.Cycle{Cycle: analyzer.Cycle{Seq: 3, At: time.Date(2026, 1, 2, 15, 4, 5, 0, time.Local), Candidates: 40,
 		Selected: []string{sig}, Added: []string{sig}, Removed: []string{"x.Gone()"}, Sampling: 0.05,
 		Reasons: map[string][]string{sig: {"frequent: most (count 200)", "expensive: more (mean-time 300)"}},
-		Budget: &monitor.Budget{Budget: 0.01, Cost: monitor.FineCost{CallNs: 40, RecordNs: 60}, Procs: 2,
+		Budget: &analyzer.Budget{Budget: 0.01, Cost: monitor.FineCost{CallNs: 40, RecordNs: 60}, Procs: 2,
 			FineCallsPerSec: 1000, RecordsPerSec: 500, Share: 0.004, Rate: 0.05, Action: "lowered"}}}
 	var out bytes.Buffer
 	printDemoCycle(&out, &cy)
@@ -72,7 +73,7 @@ func TestPrintDemoCycle(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 	out.Reset()
-	printDemoCycle(&out, &adminclient.Cycle{Cycle: monitor.Cycle{Seq: 4, Err: "no candidates"}})
+	printDemoCycle(&out, &adminclient.Cycle{Cycle: analyzer.Cycle{Seq: 4, Err: "no candidates"}})
 	if out.String() != "   cycle 4: failed: no candidates\n" {
 		t.Errorf("a failed cycle: %q", out.String())
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -99,7 +99,7 @@ func (c *Config) TwoPhase() bool { return c.Kind == KindRestricted || c.Kind == 
 
 // CheckFilter reports whether text is a TigrisDSL filter the analyzer takes.
 func CheckFilter(text string) error {
-	_, err := monitor.Evaluate(nil, settings.Analysis{Criteria: text})
+	_, err := analyzer.Evaluate(nil, settings.Analysis{Criteria: text})
 	return err
 }
 

@@ -157,6 +157,9 @@ func (c *ctl) printCycle(cy *adminclient.Cycle) error {
 		cy.Seq, cy.Trigger, cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), settings.FormatPercent(cy.Sampling), cy.Criteria); err != nil {
 		return err
 	}
+	if cy.Why != "" {
+		return c.printf("%s\n", cy.Why)
+	}
 	rows := make([]string, len(cy.Selected))
 	for i, s := range cy.Selected {
 		rows[i] = s + "\t" + strings.Join(cy.Reasons[s], "; ")

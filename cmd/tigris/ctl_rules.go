@@ -182,5 +182,17 @@ func (c *ctl) setSampling(rate string) error {
 }
 
 func (c *ctl) printSampling(s *admin.SamplingState) error {
-	return c.printf("sampling %s\n", s.Percent)
+	return c.printf("sampling %s%s\n", s.Percent, inForce(s.EffectivePercent, s.Percent, s.Reason))
+}
+
+// inForce says which rate is in force while an overhead budget is set, and
+// why: " configured, 0.5% in force: overhead budget 1% of CPU: ...".
+func inForce(effective, configured, reason string) string {
+	switch {
+	case reason == "":
+		return ""
+	case effective == configured:
+		return " (" + reason + ")"
+	}
+	return " configured, " + effective + " in force: " + reason
 }

@@ -88,9 +88,10 @@ func (c *ctl) healthCmd() *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			h, err := c.client.Health(c.ctx())
 			return show(c, h, err, func(h *admin.Health) error {
-				return c.printf("%s: pid %d, %s, up %s, %d probes (%d off, %d coarse, %d fine), sampling %s\n",
+				return c.printf("%s: pid %d, %s, up %s, %d probes (%d off, %d coarse, %d fine), sampling %s%s\n",
 					h.Status, h.PID, h.Go, time.Duration(h.UptimeSeconds*1e9).Round(time.Second), h.Probes,
-					h.Modes[settings.Off], h.Modes[settings.Coarse], h.Modes[settings.Fine], settings.FormatPercent(h.Sampling))
+					h.Modes[settings.Off], h.Modes[settings.Coarse], h.Modes[settings.Fine], settings.FormatPercent(h.Sampling),
+					inForce(settings.FormatPercent(h.EffectiveSampling), settings.FormatPercent(h.Sampling), h.SamplingReason))
 			})
 		},
 	}

@@ -138,6 +138,17 @@ func TestCtlAnalysis(t *testing.T) {
 	}
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "run"), `^cycle \d+ \(manual\): 3 candidates, \d selected`, `^SELECTED +WHY$`, `^shop.example/shop.\(\*Store\).Find\(\) error +frequent: most`)
 	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "history", "--last", "1"), `^SEQ +AT +TRIGGER +CANDIDATES +SELECTED +CHANGE +SAMPLING +ERROR$`, `^\d+ +\S+ +manual +3 +\d +\+\d -\d +100%`)
+	// A quiet window: nothing to select, and ctl says why.
+	wantLines(t, mustCtl(t, "--addr", addr, "analysis", "run"), `^cycle \d+ \(manual\): 0 candidates, 0 selected`, `^nothing qualified: no monitored function completed a call in the window`)
+	// With an overhead budget the rate in force differs from the configured one,
+	// and ctl says so and why.
+	mustCtl(t, "--addr", addr, "analysis", "set", "--budget", "0.01%")
+	for i := 0; i < 300; i++ {
+		admintest.Call(i % 100 / 99) // Find, and Save a few times
+	}
+	mustCtl(t, "--addr", addr, "analysis", "run")
+	wantLines(t, mustCtl(t, "--addr", addr, "sampling"), `^sampling 100% configured, \S+% in force: overhead budget 0.01% of CPU: `)
+	wantLines(t, mustCtl(t, "--addr", addr, "health"), `, sampling 100% configured, \S+% in force: overhead budget 0.01% of CPU: `)
 }
 
 func TestCtlToken(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -26,7 +26,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 )
 
 func Hot(i int) int  { return i*2 + 1 }
@@ -63,7 +63,7 @@ func main() {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	json.NewEncoder(os.Stdout).Encode(monitor.History())
+	json.NewEncoder(os.Stdout).Encode(analyzer.History())
 	os.Stderr.WriteString(string(rune('0' + sum%10)))
 }
 `,
@@ -79,7 +79,7 @@ func TestAnalyzerUnderLoad(t *testing.T) {
 	bin := filepath.Join(dir, "app"+itest.ExeSuffix())
 	itest.Tigris(t, dir, nil, "go", "build", "-o", bin, ".")
 
-	run := func(budget, trace string) []monitor.Cycle {
+	run := func(budget, trace string) []analyzer.Cycle {
 		t.Helper()
 		out, code := itest.Run(t, dir, []string{
 			"GOMAXPROCS=2", "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=on", "TIGRIS_CRITERIA=most frequent",
@@ -90,7 +90,7 @@ func TestAnalyzerUnderLoad(t *testing.T) {
 			t.Fatalf("exit status %d\n%s", code, out)
 		}
 		js, _, _ := strings.Cut(out, "\n")
-		var h []monitor.Cycle
+		var h []analyzer.Cycle
 		if err := json.Unmarshal([]byte(js), &h); err != nil {
 			t.Fatalf("history: %v\n%s", err, out)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 )
 
@@ -43,13 +44,20 @@ func Server(t testing.TB, token string) string {
 			}
 		}
 	})
-	orig := monitor.Analysis()
+	orig := analyzer.Analysis()
 	t.Cleanup(func() {
 		monitor.SetRules(nil)
 		monitor.SetSampling(1)
-		monitor.SetAnalysis(orig)
+		analyzer.SetAnalysis(orig)
 	})
 	srv := httptest.NewServer(admin.NewHandler(admin.Options{Token: token}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// Call makes one call of the probe at index i (0 Find, 1 Save, 2 Ping).
+func Call(i int) {
+	if c := monitor.Enter(&probes[i]); c.On() {
+		c.Exit(nil)
+	}
 }

@@ -43,6 +43,11 @@ type Result struct {
 	// Groupings holds one entry per criterion of the filter, in the order of
 	// Filter.Criteria.
 	Groupings []Grouping `json:"groupings"`
+	// Why explains, in one line, why a filter over some candidates selected
+	// none: the part of the filter that came out empty, what made it so, and a
+	// relaxation that would select something. "" when something was selected
+	// or there were no candidates.
+	Why string `json:"why,omitempty"`
 }
 
 // Grouping returns the grouping of criterion, or nil if the filter does not use it.
@@ -167,6 +172,9 @@ func (o *Options) Evaluate(f *Filter, c Candidates, b Binding) (*Result, error) 
 		}
 	}
 	slices.Sort(r.Selected)
+	if len(r.Selected) == 0 && n > 0 {
+		r.Why = (&explainer{r: r, f: f, sets: sets, n: n}).why()
+	}
 	return r, nil
 }
 

@@ -360,6 +360,10 @@ func TestCanonicalSemantics(t *testing.T) {
 		if err1 != nil || err2 != nil || !slices.Equal(a.Selected, b.Selected) {
 			t.Fatalf("%q and its canonical %q select %v and %v (%v %v)", expr, f.String(), a.Selected, b.Selected, err1, err2)
 		}
+		// An empty selection is always explained, never a non-empty one.
+		if (len(a.Selected) == 0) != (a.Why != "") || strings.Contains(a.Why, "\n") || strings.HasSuffix(a.Why, ": ") {
+			t.Fatalf("%q selects %v; why %q", expr, a.Selected, a.Why)
+		}
 	}
 }
 

@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tigrisgo/tigris/runtime/internal/num"
 )
 
 // The grammar is the paper's Listing 1,
@@ -207,15 +210,23 @@ func checkWords(all []lexer.Token) error {
 			}
 			if !IsCriterion(word(i + 1)) {
 				pos := t.Pos
+				miss := ""
 				if i+1 < len(toks) {
 					pos = toks[i+1].Pos
+					if near := nearest(word(i+1), Criteria); near != "" {
+						miss = fmt.Sprintf(": %q is not one; did you mean %q?", toks[i+1].Value, near)
+					}
 				} else {
 					pos.Advance(t.Value)
 				}
-				return participle.Errorf(pos, "expected a criterion after %q (valid: %s)", t.Value, strings.Join(Criteria, ", "))
+				return participle.Errorf(pos, "expected a criterion after %q%s (valid: %s)", t.Value, miss, strings.Join(Criteria, ", "))
 			}
 		case IsCriterion(word(i + 1)):
-			return participle.Errorf(t.Pos, "unknown modifier %q (valid: %s)", t.Value, strings.Join(modifierWords, ", "))
+			miss := ""
+			if near := nearest(w, modifierWords); near != "" {
+				miss = fmt.Sprintf("; did you mean %q?", near)
+			}
+			return participle.Errorf(t.Pos, "unknown modifier %q%s (valid: %s)", t.Value, miss, strings.Join(modifierWords, ", "))
 		default:
 			return participle.Errorf(t.Pos, "unknown criterion %q%s (valid: %s)", t.Value, hint(w), strings.Join(Criteria, ", "))
 		}
@@ -239,7 +250,57 @@ func hint(w string) string {
 	if IsCriterion(strings.TrimSuffix(w, "s")) {
 		return fmt.Sprintf("; did you mean %q?", strings.TrimSuffix(w, "s"))
 	}
+	if near := nearest(w, Criteria); near != "" {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	if near := nearest(w, modifierWords); near != "" {
+		return fmt.Sprintf("; did you mean the modifier %q (before a criterion)?", near)
+	}
 	return ""
+}
+
+// nearest returns the word of known that w is a near miss of: at most one
+// edit (an insertion, deletion, substitution or swap of neighbours) per three
+// characters away, the closest first; "" when none is.
+func nearest(w string, known []string) string {
+	limit := num.Max(1, utf8.RuneCountInString(w)/3)
+	best, bestDist := "", limit+1
+	for _, k := range known {
+		if d := editDistance([]rune(w), []rune(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal-string-alignment distance of a and b: the
+// Levenshtein distance with swaps of adjacent characters counting one edit
+// ("mroe" is one edit from "more"). Cost O(len(a)·len(b)); words are short.
+func editDistance(a, b []rune) int {
+	// rows[k] holds the distances of a[:i-2+k] to every prefix of b.
+	var rows [3][]int
+	for k := range rows {
+		rows[k] = make([]int, len(b)+1)
+	}
+	for j := range rows[2] {
+		rows[2][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		rows[0], rows[1], rows[2] = rows[1], rows[2], rows[0]
+		cur, prev, prev2 := rows[2], rows[1], rows[0]
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = num.Min(num.Min(prev[j]+1, cur[j-1]+1), prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = num.Min(cur[j], prev2[j-2]+1)
+			}
+		}
+	}
+	return rows[2][len(b)]
 }
 
 // explain turns participle's structural errors into messages that say what may

@@ -175,6 +175,13 @@ func TestParseErrors(t *testing.T) {
 		{"least-frequent", "1:1", `did you mean "least frequent"?`},
 		{"frequent-expensive", "1:1", `spaces around "-"`},
 		{"very frequent", "1:1", `unknown modifier "very" (valid: least, less, more, most)`},
+		// Near misses: one edit per three characters, swaps included.
+		{"frequnt", "1:1", `unknown criterion "frequnt"; did you mean "frequent"? (valid:`},
+		{"more expnsive ∪ latnet", "1:6", `expected a criterion after "more": "expnsive" is not one; did you mean "expensive"? (valid:`},
+		{"mroe frequent", "1:1", `unknown modifier "mroe"; did you mean "more"? (valid:`},
+		{"frequent ∪ mots", "1:12", `unknown criterion "mots"; did you mean the modifier "most" (before a criterion)?`},
+		{"errorprone", "1:1", `did you mean "error-prone"?`},
+		{"fast", "1:1", `unknown criterion "fast" (valid:`},
 		{"more", "1:5", `expected a criterion after "more"`},
 		{"most ∪ frequent", "1:6", `expected a criterion after "most"`},
 		{"more more frequent", "1:6", `expected a criterion after "more"`},

@@ -85,6 +85,9 @@ type Metric struct {
 	For map[string]Direction
 	// Doc says what the value is and how it is estimated.
 	Doc string
+	// Unknown says when a function has no value (NaN), for explanations; ""
+	// when the value is always known.
+	Unknown string
 }
 
 // DirectionFor returns the direction of m when it backs criterion.
@@ -105,15 +108,17 @@ var Metrics = map[string]Metric{
 		Doc:  "number of completed calls (Table 9, invocation frequency: absolute number of calls)",
 	},
 	"inter-arrival": {
-		Name: "inter-arrival",
-		For:  map[string]Direction{"frequent": HigherIsLess, "latent": HigherIsMore},
+		Name:    "inter-arrival",
+		Unknown: "known once a function completed a call",
+		For:     map[string]Direction{"frequent": HigherIsLess, "latent": HigherIsMore},
 		Doc: "mean time between the starts of successive calls, in nanoseconds (Table 9, inter-arrival time); " +
 			"a longer gap is a less frequent function and a more latent one",
 	},
 	"mean-time": {
-		Name: "mean-time",
-		For:  map[string]Direction{"expensive": HigherIsMore, "latent": HigherIsMore},
-		Doc:  "mean wall-clock time of a call, in nanoseconds (Table 9, execution time)",
+		Name:    "mean-time",
+		Unknown: "known once a function completed a call",
+		For:     map[string]Direction{"expensive": HigherIsMore, "latent": HigherIsMore},
+		Doc:     "mean wall-clock time of a call, in nanoseconds (Table 9, execution time)",
 	},
 	"errors": {
 		Name: "errors",
@@ -121,9 +126,10 @@ var Metrics = map[string]Metric{
 		Doc:  "number of calls whose last result was a non-nil error (Table 9, error level: absolute number of exceptions)",
 	},
 	"error-rate": {
-		Name: "error-rate",
-		For:  map[string]Direction{"error-prone": HigherIsMore},
-		Doc:  "errors divided by count, in [0,1]; unlike errors it does not favour frequently called functions",
+		Name:    "error-rate",
+		Unknown: "known once a function completed a call",
+		For:     map[string]Direction{"error-prone": HigherIsMore},
+		Doc:     "errors divided by count, in [0,1]; unlike errors it does not favour frequently called functions",
 	},
 	"panics": {
 		Name: "panics",
@@ -131,21 +137,24 @@ var Metrics = map[string]Metric{
 		Doc:  "number of calls that panicked",
 	},
 	"concurrency": {
-		Name: "concurrency",
-		For:  map[string]Direction{"concurrent": HigherIsMore},
-		Doc:  "mean number of goroutines executing the function while a call runs, the call included (Table 9, concurrency level)",
+		Name:    "concurrency",
+		Unknown: "known once a function completed a call",
+		For:     map[string]Direction{"concurrent": HigherIsMore},
+		Doc:     "mean number of goroutines executing the function while a call runs, the call included (Table 9, concurrency level)",
 	},
 	"result-size-sd": {
-		Name: "result-size-sd",
-		For:  map[string]Direction{"changeable": HigherIsLess},
+		Name:    "result-size-sd",
+		Unknown: "known only for functions whose first non-error result has a size (a string, slice, map or integer), once they returned one; bind changeable to another metric, or leave it out, for programs with few such functions",
+		For:     map[string]Direction{"changeable": HigherIsLess},
 		Doc: "standard deviation of the size of the returned values (Table 9, computation pattern); " +
 			"following the paper's section 4.2 and Table 7, a higher spread is read as less changeable",
 	},
 	"cyclomatic": {
-		Name:   "cyclomatic",
-		Static: true,
-		For:    map[string]Direction{"maintainable": HigherIsLess},
-		Doc:    "cyclomatic complexity of the function body (static)",
+		Name:    "cyclomatic",
+		Unknown: "computed by the build; unknown when the probe table has none",
+		Static:  true,
+		For:     map[string]Direction{"maintainable": HigherIsLess},
+		Doc:     "cyclomatic complexity of the function body (static)",
 	},
 	"statements": {
 		Name:   "statements",

@@ -4,34 +4,29 @@ import (
 	"github.com/tigrisgo/tigris/runtime/internal/num"
 	"math"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // The overhead budget (settings.Analysis.Budget, e.g. 0.02 for 2 % of CPU time)
-// caps what fine tracing may cost. The analyzer knows from calibration what a fine
-// call and a fine record cost, and from the window's coarse counts how often the
-// fine probes run; each cycle it sets the sampling rate in force to the highest
-// rate the budget allows, never above the configured rate (Sampling) and never
-// below minSampling. docs/analysis.md explains the controller.
+// caps what fine tracing may cost. Package monitor/analyzer runs the controller:
+// it knows from calibration (MeasureFineCost, here because it times the real
+// probe path) what a fine call and a fine record cost, and from the window's
+// coarse counts how often the fine probes run; each cycle it sets a limit on the
+// sampling rate (SetAnalyzerModes). This file keeps the limit and the rate in
+// force. docs/analysis.md explains the controller.
 
-// minSampling is the floor of the budget controller: below one call in a thousand
-// a trace stops being a sample anyone can read, and the fixed cost of fine mode
-// dominates anyway.
-const minSampling = 0.001
-
-// samplingCap is the budget controller's ceiling on the sampling rate; 0 means
-// none. Guarded by registry.mu.
-var samplingCap float64
+// samplingLimit is the budget controller's ceiling on the sampling rate; a zero
+// Cap means none. Guarded by registry.mu.
+var samplingLimit SamplingLimit
 
 // effectiveSamplingLocked is the rate in force: the configured rate, lowered to
 // the budget's cap.
 func effectiveSamplingLocked() float64 {
 	r := registry.cfg.Sampling
-	if samplingCap > 0 && samplingCap < r {
-		r = samplingCap
+	if c := samplingLimit.Cap; c > 0 && c < r {
+		r = c
 	}
 	return r
 }
@@ -47,6 +42,30 @@ func EffectiveSampling() float64 {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	return effectiveSamplingLocked()
+}
+
+// SamplingStatus is the sampling rate as configured and as in force, and why
+// they differ: what every surface (the admin endpoint, tigris ctl, /metrics)
+// shows, so nobody reads the configured rate and believes it.
+type SamplingStatus struct {
+	// Configured is the rate set by the configuration or SetSampling: the
+	// ceiling.
+	Configured float64 `json:"configured"`
+	// Effective is the rate in force: Configured, or lower while the overhead
+	// budget limits it.
+	Effective float64 `json:"effective"`
+	// Reason is the overhead budget's last decision in one line, e.g.
+	// "overhead budget 2% of CPU: 1.2e+05 fine calls/s allow 5.4% (lowered)";
+	// "" while no budget is set.
+	Reason string `json:"reason,omitempty"`
+}
+
+// CurrentSampling returns the configured and the effective sampling rate and the
+// reason for the difference. Safe for concurrent use.
+func CurrentSampling() SamplingStatus {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return SamplingStatus{Configured: registry.cfg.Sampling, Effective: effectiveSamplingLocked(), Reason: samplingLimit.Reason}
 }
 
 // FineCost is what fine tracing costs per call on this machine, measured once by
@@ -75,8 +94,13 @@ const (
 	calibrationTime   = 5 * time.Millisecond
 )
 
-// calibrate measures FineCost. It runs on the analyzer goroutine, never during
-// init. The probes are private (not registered, invisible to snapshots) and the
+// MeasureFineCost measures what fine tracing costs per call on this machine. It
+// takes about 5 ms (at most five rounds; fewer once that time is spent); the
+// analyzer calls it once, on its own goroutine, never during init. Safe for
+// concurrent use.
+func MeasureFineCost() FineCost { return calibrate() }
+
+// calibrate measures FineCost. The probes are private (not registered, invisible to snapshots) and the
 // records go to a private sink, so the program's trace and counters are untouched.
 // Each kind's cost is the minimum over rounds: the machine is shared, and the
 // minimum is the least disturbed estimate of the work itself.
@@ -144,96 +168,3 @@ func timeCalls(f func()) float64 {
 	}
 	return float64(nanotime()-t0) / calibrationCalls
 }
-
-// Budget is the budget controller's decision in one cycle.
-type Budget struct {
-	// Budget is the allowed share of CPU time (settings), e.g. 0.02.
-	Budget float64 `json:"budget"`
-	// Cost is the calibrated cost the decision used.
-	Cost FineCost `json:"cost"`
-	// Procs is GOMAXPROCS: the CPU time available per second is Procs seconds.
-	Procs int `json:"procs"`
-	// FineCallsPerSec is how often the probes in fine mode after this cycle ran
-	// during the window (coarse counts, so sampling does not hide calls).
-	FineCallsPerSec float64 `json:"fineCallsPerSec"`
-	// RecordsPerSec is the measured rate of fine records since the previous cycle.
-	RecordsPerSec float64 `json:"recordsPerSec"`
-	// Configured is the configured sampling rate, the ceiling; Previous the rate
-	// in force before this cycle and Rate the one chosen.
-	Configured float64 `json:"configured"`
-	Previous   float64 `json:"previous"`
-	Rate       float64 `json:"rate"`
-	// Share is the predicted share of CPU time fine tracing takes at Rate.
-	Share float64 `json:"share"`
-	// Action is "kept", "lowered", "raised" or "floor" (even the floor rate
-	// exceeds the budget: fewer functions must be fine to meet it).
-	Action string `json:"action"`
-}
-
-// budgetInput is what the controller decides from.
-type budgetInput struct {
-	budget      float64
-	cost        FineCost
-	procs       int
-	callsPerSec float64
-	configured  float64
-	previous    float64
-}
-
-// decideSampling is the budget controller: a pure function of its input so it can
-// be tested with a fake cost.
-//
-// The predicted CPU share of fine tracing at rate s is
-//
-//	calls/s × (CallNs + s × RecordNs) / (procs × 1e9)
-//
-// and the controller picks the largest s that keeps it within the budget, clamped
-// to [minSampling, configured]. It lowers at once (the budget is a ceiling) but
-// raises at most twofold per cycle: a quiet window after a burst would otherwise
-// jump straight back to the full rate and overshoot when the burst returns.
-func decideSampling(in budgetInput) Budget {
-	b := Budget{
-		Budget: in.budget, Cost: in.cost, Procs: in.procs, FineCallsPerSec: in.callsPerSec,
-		Configured: in.configured, Previous: in.previous,
-	}
-	floor := num.Min(minSampling, in.configured)
-	capacity := in.budget * float64(num.Max(in.procs, 1)) * 1e9 // ns of CPU per second
-	fixed := in.callsPerSec * in.cost.CallNs
-	perRate := in.callsPerSec * num.Max(in.cost.RecordNs, 1)
-	var s float64
-	switch {
-	case in.callsPerSec <= 0:
-		s = in.configured
-	case fixed >= capacity:
-		s = floor
-		b.Action = "floor"
-	default:
-		s = (capacity - fixed) / perRate
-	}
-	if in.previous > 0 {
-		s = num.Min(s, num.Max(2*in.previous, floor))
-	}
-	s = num.Max(num.Min(s, in.configured), floor)
-	if b.Action == "" {
-		switch {
-		case s < in.previous:
-			b.Action = "lowered"
-		case s > in.previous:
-			b.Action = "raised"
-		default:
-			b.Action = "kept"
-		}
-		if s == floor && capacity < fixed+s*perRate {
-			b.Action = "floor"
-		}
-	}
-	b.Rate = s
-	b.Share = (fixed + s*perRate) / (float64(num.Max(in.procs, 1)) * 1e9)
-	if in.callsPerSec <= 0 {
-		b.Share = 0
-	}
-	return b
-}
-
-// procs is the CPU time available per wall second, in CPUs.
-func procs() int { return runtime.GOMAXPROCS(0) }

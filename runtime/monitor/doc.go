@@ -19,8 +19,9 @@
 //
 // Every probe has a mode: off, coarse or fine. The configuration sets the default
 // and an ordered list of rules (pointcut pattern → mode, last match wins); a rule
-// change re-evaluates every probe once, never on the hot path. The analyzer and the
-// admin endpoint change modes through the same rules.
+// change re-evaluates every probe once, never on the hot path. The analyzer
+// (package monitor/analyzer, through SetAnalyzerModes) and the admin endpoint
+// change modes through the same rules.
 //
 // # Safety
 //

@@ -28,6 +28,7 @@ type traceCtx struct {
 	eoi     uint32
 	ess     uint32
 	sampled bool
+	pieces  pieces // long-lived traces are sampled in pieces (sampling.go)
 	// rec is the record being handed to the sink. A local would escape (Sink.Write
 	// is an interface call) and cost an allocation per fine call; a sink must not
 	// retain the record, and only this goroutine uses its context.
@@ -38,7 +39,7 @@ var lastTrace atomic.Uint64
 
 // enterFine takes the trace context at entry: order index and depth, and at a trace
 // root whether this trace is sampled. Sampling is per trace, so a recorded trace is
-// complete.
+// complete; a long-lived trace is sampled in pieces (sampling.go).
 //
 //go:norace
 func (c *Call) enterFine() {
@@ -46,7 +47,9 @@ func (c *Call) enterFine() {
 	if ctx.ess == 0 {
 		ctx.trace = lastTrace.Add(1)
 		ctx.eoi = 0
-		ctx.sampled = sampled()
+		ctx.sampleRoot()
+	} else {
+		ctx.sampleCall()
 	}
 	c.fine = flagFine | uint64(ctx.ess&essMask)<<essShift
 	ctx.ess++
@@ -72,6 +75,7 @@ func sampled() bool {
 func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
 	ctx := context()
 	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
+	ctx.exited(t1)
 	if c.fine&flagSampled == 0 {
 		return
 	}

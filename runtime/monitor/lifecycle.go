@@ -50,7 +50,6 @@ func SetSink(s writer.Sink) writer.Sink {
 // a probe first goes fine.
 func start() {
 	started.Store(true)
-	go analyzerLoop()
 }
 
 // linked records what the binary links beside the monitor (the first non-nil
@@ -61,6 +60,10 @@ func link(l Links) {
 	if l.AtExit != nil && !registry.atExit {
 		registry.atExit = true
 		l.AtExit(func() { shutdown(exitFlushLimit) })
+	}
+	if l.Analyzer != nil && !registry.analyzerRuns {
+		registry.analyzerRuns = true
+		startAnalyzer(l.Analyzer)
 	}
 	if l.Admin != nil && !registry.admin {
 		registry.admin = true

@@ -26,8 +26,9 @@ var registry struct {
 	configured   bool
 	sinkChosen   bool // the writer was opened, or SetSink chose a sink
 	// What the binary links (Links): the exit hook is registered, the admin
-	// starter ran, a requested endpoint that is not linked was reported.
-	atExit, admin, adminMissing bool
+	// starter ran, a requested endpoint that is not linked was reported, the
+	// analysis loop runs.
+	atExit, admin, adminMissing, analyzerRuns bool
 }
 
 type compiledRule struct {

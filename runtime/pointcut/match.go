@@ -104,6 +104,13 @@ func (m *pkgMatcher) match(path string) bool {
 	return matchElems(m.elems, path, path == "")
 }
 
+// matchFunc matches the package of function s. The pattern main matches every
+// main package: the go command compiles a command's package by its import path,
+// but Go calls it main (main.main in tracebacks and profiles), and so do users.
+func (m *pkgMatcher) matchFunc(s *Signature) bool {
+	return m.match(s.Package) || m.kind == pkgExact && m.lit == "main" && s.Flags&Main != 0
+}
+
 // matchElems matches the "/"-separated elements of path against elems. done reports
 // that no element is left (path is then "").
 func matchElems(elems []pkgElem, path string, done bool) bool {
@@ -542,7 +549,7 @@ type sigMatcher struct {
 func (m *sigMatcher) match(s *Signature) bool {
 	return m.name.match(s.Name) &&
 		m.recv.match(s) &&
-		m.pkg.match(s.Package) &&
+		m.pkg.matchFunc(s) &&
 		(!m.generic || s.Flags&Generic != 0) &&
 		m.params.matchStrings(s.Params) &&
 		m.results.match(s.Results)
@@ -554,4 +561,4 @@ type scopeMatcher struct {
 	recv recvMatcher
 }
 
-func (m *scopeMatcher) match(s *Signature) bool { return m.pkg.match(s.Package) && m.recv.match(s) }
+func (m *scopeMatcher) match(s *Signature) bool { return m.pkg.matchFunc(s) && m.recv.match(s) }

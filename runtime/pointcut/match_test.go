@@ -56,6 +56,7 @@ var (
 		Flags:   Exported | ReturnsError,
 	}
 	mainMain   = &Signature{Package: "main", Name: "main"}
+	serverRun  = &Signature{Package: "example.com/app/cmd/server", Name: "run", Results: []string{"error"}, Flags: ReturnsError | Main}
 	treeInsert = &Signature{ // func (t *Tree[K]) Insert(k K) bool
 		Package: "example.com/x", Recv: "Tree", RecvPtr: true, Name: "Insert",
 		Params:  []string{"K"},
@@ -172,6 +173,13 @@ func TestMatchExecution(t *testing.T) {
 		{`execution(* ..*(..))`, authCheck, true},
 		{`execution(* ...*(..))`, yamlMarshal, true},
 		{`execution(* main.main())`, mainMain, true},
+		// A command's package is named by its import path and matched by main too.
+		{`execution(* main.*(..))`, serverRun, true},
+		{`execution(* example.com/app/cmd/server.*(..))`, serverRun, true},
+		{`within(main)`, serverRun, true},
+		{`within(main) && within(example.com/...)`, serverRun, true},
+		{`execution(* main.*(..))`, repoNew, false},
+		{`execution(* mai*.*(..))`, serverRun, false},
 		{`execution(* main.*(..))`, storeFind, false},
 		{`execution(* strings.Index(string, string))`, stringsIndex, true},
 		{`execution(int strings.Index(..))`, stringsIndex, true},
@@ -390,13 +398,28 @@ func TestMayMatchPackage(t *testing.T) {
 			assert.Equal(t, tt.want, p.MayMatchPackage(tt.pkg))
 		})
 	}
+	// A command: the pattern main matches it whatever its path.
+	for _, tt := range []struct {
+		expr string
+		want bool
+	}{
+		{`execution(* main.*(..))`, true},
+		{`within(main) && within(example.com/...)`, true},
+		{`!within(main)`, false},
+		{`within(fmt)`, false},
+	} {
+		p, err := Parse(tt.expr)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, p.MayMatchPackageOf("example.com/app/cmd/server", true), tt.expr)
+		assert.False(t, p.MayMatchPackageOf("example.com/app/cmd/server", false) && tt.expr == `execution(* main.*(..))`, tt.expr)
+	}
 }
 
 // TestMayMatchPackageIsSound checks the prefilter against the matcher: whenever a
 // fixture matches, MayMatchPackage of its package is true.
 func TestMayMatchPackageIsSound(t *testing.T) {
 	sigs := []*Signature{clientDo, storeFind, storeFindAll, storeLen, repoNew, repoHelper, authCheck, shopRoot,
-		mainMain, treeInsert, listLen, mapFn, logf, sumList, group, stringsIndex, yamlMarshal, chiRouter, podString,
+		mainMain, serverRun, treeInsert, listLen, mapFn, logf, sumList, group, stringsIndex, yamlMarshal, chiRouter, podString,
 		serveHTTP, testFind}
 	exprs := []string{
 		`execution(* example.com/shop/...*(..)) && !within(example.com/shop/internal/...)`,
@@ -405,17 +428,19 @@ func TestMayMatchPackageIsSound(t *testing.T) {
 		`call(* net/http.*(..)) || execution(* example.com/x.*(..))`,
 		`!(within(strings) || within(net/http)) && !call(* *.*(..))`,
 		`within(example.com/shop/repo.(*Store)) && call(* *.*(..))`,
+		`within(example.com/...) && within(main)`,
+		`!within(main) && exported()`,
 	}
 	for _, expr := range exprs {
 		p, err := Parse(expr)
 		require.NoError(t, err)
 		for _, s := range sigs {
 			if p.MatchExecution(s) {
-				assert.True(t, p.MayMatchPackage(s.Package), "%s: execution of %v matches", expr, s)
+				assert.True(t, p.MayMatchPackageOf(s.Package, s.Flags.Has(Main)), "%s: execution of %v matches", expr, s)
 			}
 			for _, callee := range sigs {
 				if p.MatchCall(callee, s) {
-					assert.True(t, p.MayMatchPackage(s.Package), "%s: call of %v in %v matches", expr, callee, s)
+					assert.True(t, p.MayMatchPackageOf(s.Package, s.Flags.Has(Main)), "%s: call of %v in %v matches", expr, callee, s)
 				}
 			}
 		}

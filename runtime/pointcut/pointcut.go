@@ -68,13 +68,22 @@ func (p *Pointcut) HasCall() bool { return p != nil && p.hasCall }
 
 // MayMatchPackage is a cheap prefilter for the package with import path pkgPath: it is
 // false only if no function declared in that package, and no call written in it, can
-// match. It looks at package patterns only, so true means "maybe".
-func (p *Pointcut) MayMatchPackage(pkgPath string) bool {
+// match. It looks at package patterns only, so true means "maybe". For a package
+// named main use MayMatchPackageOf: the pattern main matches it whatever its path.
+func (p *Pointcut) MayMatchPackage(pkgPath string) bool { return p.MayMatchPackageOf(pkgPath, false) }
+
+// MayMatchPackageOf is MayMatchPackage for a package that is a command (named
+// main) when isMain is set: its functions' signatures carry the Main flag.
+func (p *Pointcut) MayMatchPackageOf(pkgPath string, isMain bool) bool {
 	n := p.node()
-	if n.may(pkgPath, false, false) != triNo {
+	s := &Signature{Package: pkgPath}
+	if isMain {
+		s.Flags = Main
+	}
+	if n.may(s, false, false) != triNo {
 		return true
 	}
-	return p.HasCall() && n.may(pkgPath, true, true) != triNo && n.may(pkgPath, true, false) != triYes
+	return p.HasCall() && n.may(s, true, true) != triNo && n.may(s, true, false) != triYes
 }
 
 // String returns the canonical text of p: named pointcuts expanded, one space around
@@ -166,9 +175,10 @@ const (
 	triYes
 )
 
-// may evaluates n for every join point in package pkg at once: triYes if n is true
-// for all of them, triNo if for none, triMaybe otherwise (or when unsure).
-func (n *node) may(pkg string, call, calls bool) tri {
+// may evaluates n for every join point in the package pkg describes (its Package
+// and Main flag) at once: triYes if n is true for all of them, triNo if for none,
+// triMaybe otherwise (or when unsure).
+func (n *node) may(pkg *Signature, call, calls bool) tri {
 	switch n.op {
 	case opAll:
 		return triYes
@@ -201,7 +211,7 @@ func (n *node) may(pkg string, call, calls bool) tri {
 	case opExecution, opWithincode:
 		// withincode(S) tests the function the join point is in, which is declared
 		// in pkg for executions and calls alike.
-		if (n.op == opWithincode || !call) && n.sig.pkg.match(pkg) {
+		if (n.op == opWithincode || !call) && n.sig.pkg.matchFunc(pkg) {
 			return triMaybe
 		}
 		return triNo
@@ -211,7 +221,7 @@ func (n *node) may(pkg string, call, calls bool) tri {
 		}
 		return triNo
 	case opWithin:
-		if !n.scope.pkg.match(pkg) {
+		if !n.scope.pkg.matchFunc(pkg) {
 			return triNo
 		}
 		if n.scope.recv.kind == recvEither {

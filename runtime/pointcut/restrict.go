@@ -17,6 +17,7 @@ type Decl struct {
 // to rule out most terms of a pointcut for that package.
 type Syntax struct {
 	Path   string          // import path
+	Main   bool            // the package is named main (a command)
 	Decls  []Decl          // functions and methods with a body
 	Idents map[string]bool // every identifier written in the files
 }
@@ -33,7 +34,10 @@ type Syntax struct {
 // recompile just those. Its cost is linear in the size of p's expression
 // graph and the package's declarations.
 func (p *Pointcut) Restrict(s *Syntax) string {
-	r := &restricter{s: s, memo: map[*node]*node{}, callNames: map[*sigMatcher]bool{}}
+	r := &restricter{s: s, memo: map[*node]*node{}, callNames: map[*sigMatcher]bool{}, pkg: &Signature{Package: s.Path}}
+	if s.Main {
+		r.pkg.Flags = Main
+	}
 	n := r.node(p.node())
 	if n.op == opNone {
 		return ""
@@ -43,6 +47,7 @@ func (p *Pointcut) Restrict(s *Syntax) string {
 
 type restricter struct {
 	s         *Syntax
+	pkg       *Signature // the package as matchFunc sees it
 	memo      map[*node]*node
 	callNames map[*sigMatcher]bool
 }
@@ -78,7 +83,7 @@ func (r *restricter) restrict(n *node) *node {
 		}
 	case opExecution, opWithincode:
 		// Both test the function the join point is in, which is declared here.
-		if !n.sig.pkg.match(r.s.Path) || !r.declared(&n.sig.recv, &n.sig.name) {
+		if !n.sig.pkg.matchFunc(r.pkg) || !r.declared(&n.sig.recv, &n.sig.name) {
 			return noneNode
 		}
 	case opCall:
@@ -86,7 +91,7 @@ func (r *restricter) restrict(n *node) *node {
 			return noneNode
 		}
 	case opWithin:
-		if !n.scope.pkg.match(r.s.Path) {
+		if !n.scope.pkg.matchFunc(r.pkg) {
 			return noneNode
 		}
 		if n.scope.recv.kind == recvEither {

@@ -55,6 +55,7 @@ func TestRestrict(t *testing.T) {
 		{"call(* *.Qu*(..))", repo},
 		{"within(example.com/shop/...)", web},
 		{"execution(* *.*(..)) && exported()", web},
+		{"execution(* main.*(..))", &Syntax{Path: "example.com/cmd/app", Main: true, Decls: []Decl{{Name: "main"}}}},
 	} {
 		if d := digest(tc.expr, tc.s); d == "" {
 			t.Errorf("%s in %s: no digest, want one", tc.expr, tc.s.Path)

@@ -12,8 +12,8 @@ import "strings"
 // another module "example.com/shop/model.Owner", a pointer "*example.com/shop/model.Owner".
 type Signature struct {
 	// Package is the import path of the declaring package, e.g. "example.com/shop/repo".
-	// For the main package it is the import path the go command uses ("main" only for
-	// command-line files).
+	// For a main package it is the import path the go command uses ("main" only for
+	// command-line files), and Flags has Main.
 	Package string
 	// Recv is the receiver's base type name without pointer or type parameters
 	// ("Store" for func (s *Store[K]) ...); empty for plain functions.
@@ -50,6 +50,9 @@ const (
 	ReturnsError
 	// Test: declared in a _test.go file.
 	Test
+	// Main: declared in a package named main (a command), whatever its import
+	// path; the package pattern main matches it.
+	Main
 )
 
 // Has reports whether all of want are set.

@@ -54,7 +54,8 @@ type Runtime struct {
 	Pointcuts []NamedPointcut `json:"pointcuts,omitempty"`
 	// Rules are ordered (pointcut pattern → mode) rules; the last match wins.
 	Rules []Rule `json:"rules,omitempty"`
-	// Sampling is the share of fine-mode calls recorded, in [0,1].
+	// Sampling is the share of fine-mode traces recorded, in [0,1]: a trace
+	// root decides for its whole trace (docs/analysis.md).
 	Sampling float64 `json:"sampling"`
 	// Summaries puts the result size (len or integer value of the first
 	// non-error result) into fine records. There are no argument summaries.

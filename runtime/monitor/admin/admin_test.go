@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -559,7 +560,7 @@ func TestBadInputElsewhere(t *testing.T) {
 	wantError(t, do(t, th, "PUT", Prefix+"rules", `{"rules": []}`), 401, "", 0, "missing bearer token")
 	wantError(t, do(t, th, "PUT", Prefix+"analysis", `{"enabled": true}`), 401, "", 0, "missing bearer token")
 	wantError(t, do(t, th, "DELETE", Prefix+"rules/99999999999999999999", "", auth), 400, "index", 0, "is not a rule index")
-	if _, m := monitor.Rules(); len(m) != 0 || monitor.Analysis().Enabled {
-		t.Errorf("a refused request changed something: rules %v, analysis on %v", m, monitor.Analysis().Enabled)
+	if _, m := monitor.Rules(); len(m) != 0 || analyzer.Analysis().Enabled {
+		t.Errorf("a refused request changed something: rules %v, analysis on %v", m, analyzer.Analysis().Enabled)
 	}
 }

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 func (a *api) analysis(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, monitor.Analysis())
+	writeJSON(w, http.StatusOK, analyzer.Analysis())
 	return nil
 }
 
@@ -31,24 +31,24 @@ func (a *api) setAnalysis(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	next := monitor.Analysis()
+	next := analyzer.Analysis()
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&next); err != nil {
 		return errorf(http.StatusBadRequest, "request body: %v", err)
 	}
-	if err := monitor.SetAnalysis(next); err != nil {
+	if err := analyzer.SetAnalysis(next); err != nil {
 		if strings.Contains(err.Error(), "no probes registered") {
 			return errorf(http.StatusConflict, "%v", err)
 		}
 		return badRequest(analysisField(err), err)
 	}
-	writeJSON(w, http.StatusOK, monitor.Analysis())
+	writeJSON(w, http.StatusOK, analyzer.Analysis())
 	return nil
 }
 
 // analysisField names the settings.Analysis field (by its JSON name) an error
-// from monitor.SetAnalysis is about: validation errors carry the field, parse
+// from analyzer.SetAnalysis is about: validation errors carry the field, parse
 // and binding errors name it in their text ("analysis.criteria: 1:7: ...").
 func analysisField(err error) string {
 	var es settings.Errors
@@ -68,7 +68,7 @@ func analysisField(err error) string {
 // environment, nothing to group) is still recorded in the history; the reply is
 // 409 with its error.
 func (a *api) runAnalysis(w http.ResponseWriter, r *http.Request) error {
-	c, err := monitor.AnalyzeNow()
+	c, err := analyzer.AnalyzeNow()
 	if err != nil {
 		line, col := position(err)
 		return &apiError{status: http.StatusConflict, ErrorBody: ErrorBody{
@@ -79,6 +79,6 @@ func (a *api) runAnalysis(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *api) history(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, HistoryList{Cycles: orEmpty(monitor.History())})
+	writeJSON(w, http.StatusOK, HistoryList{Cycles: orEmpty(analyzer.History())})
 	return nil
 }

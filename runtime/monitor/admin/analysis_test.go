@@ -3,9 +3,11 @@ package admin
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
-	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -13,18 +15,18 @@ import (
 // also drops the modes a cycle chose.
 func resetAnalysis(t *testing.T) {
 	t.Helper()
-	orig := monitor.Analysis()
+	orig := analyzer.Analysis()
 	t.Cleanup(func() {
-		if err := monitor.SetAnalysis(orig); err != nil {
+		if err := analyzer.SetAnalysis(orig); err != nil {
 			t.Error(err)
 		}
 	})
 }
 
-// cycle decodes a monitor.Cycle; its partitions stay raw, as no test here
+// cycle decodes an analyzer.Cycle; its partitions stay raw, as no test here
 // looks at them.
 type cycle struct {
-	monitor.Cycle
+	analyzer.Cycle
 	Partitions json.RawMessage `json:"partitions"`
 }
 
@@ -45,7 +47,7 @@ func TestAnalysisSettings(t *testing.T) {
 		got.Metrics["expensive"] != "errors" || got.Metrics["frequent"] != "count" || got.Enabled {
 		t.Errorf("after PUT: %+v", got)
 	}
-	if m := monitor.Analysis(); m.Criteria != got.Criteria {
+	if m := analyzer.Analysis(); m.Criteria != got.Criteria {
 		t.Errorf("monitor has criteria %q", m.Criteria)
 	}
 
@@ -67,7 +69,7 @@ func TestAnalysisSettings(t *testing.T) {
 	} {
 		wantError(t, do(t, h, "PUT", Prefix+"analysis", c.body), 400, c.field, c.column, c.want)
 	}
-	if after := monitor.Analysis(); after.Criteria != got.Criteria || after.Interval != got.Interval || after.Metrics["frequent"] != "count" {
+	if after := analyzer.Analysis(); after.Criteria != got.Criteria || after.Interval != got.Interval || after.Metrics["frequent"] != "count" {
 		t.Errorf("a bad request changed the analysis settings: %+v", after)
 	}
 }
@@ -100,12 +102,50 @@ func TestAnalysisRunAndHistory(t *testing.T) {
 	}
 
 	// Criteria that name an unbound criterion cannot run: 409, kept in history.
-	if err := monitor.SetAnalysis(settings.Analysis{Criteria: "", Interval: settings.Duration(60e9)}); err != nil {
+	if err := analyzer.SetAnalysis(settings.Analysis{Criteria: "", Interval: settings.Duration(60e9)}); err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, do(t, h, "POST", Prefix+"analysis/run", ""), 409, "", 0, "analysis cycle failed")
 	hist = decode[history](t, do(t, h, "GET", Prefix+"analysis/history", ""), 200)
 	if last := hist.Cycles[len(hist.Cycles)-1]; last.Err == "" {
 		t.Errorf("the failed cycle is not in the history: %+v", last)
+	}
+}
+
+// TestSamplingUnderBudget: while the overhead budget holds the rate below the
+// configured one, every surface shows both rates and why.
+func TestSamplingUnderBudget(t *testing.T) {
+	reset(t)
+	resetAnalysis(t)
+	// 0.01 % of the CPU cannot pay for hundreds of fine calls a second: the
+	// budget lowers the rate as far as it goes.
+	decode[settings.Analysis](t, do(t, h, "PUT", Prefix+"analysis", `{"criteria": "most frequent", "budget": 0.0001}`), 200)
+	for left := 500; left > 0; left-- {
+		call(find, nil)
+	}
+	call(save, nil)
+	c := decode[cycle](t, do(t, h, "POST", Prefix+"analysis/run", ""), 200)
+	if c.Budget == nil || c.Sampling >= 1 {
+		t.Fatalf("cycle did not lower the rate: sampling %v, budget %+v", c.Sampling, c.Budget)
+	}
+	s := decode[SamplingState](t, do(t, h, "GET", Prefix+"sampling", ""), 200)
+	if s.Sampling != 1 || s.Percent != "100%" || s.Effective != c.Sampling || s.EffectivePercent != settings.FormatPercent(c.Sampling) ||
+		!strings.Contains(s.Reason, "overhead budget 0.01% of CPU") {
+		t.Errorf("GET sampling %+v; want configured 100%%, effective %v and the budget's reason", s, c.Sampling)
+	}
+	hl := decode[Health](t, do(t, h, "GET", Prefix+"health", ""), 200)
+	if hl.Sampling != 1 || hl.EffectiveSampling != c.Sampling || hl.SamplingReason != s.Reason {
+		t.Errorf("GET health: sampling %v, effective %v, reason %q; want 1, %v, %q", hl.Sampling, hl.EffectiveSampling, hl.SamplingReason, c.Sampling, s.Reason)
+	}
+	m := do(t, h, "GET", "/metrics", "").Body.String()
+	for _, want := range []string{"\ntigris_sampling_ratio 1\n", "\ntigris_sampling_effective_ratio " + strconv.FormatFloat(c.Sampling, 'g', -1, 64) + "\n", "\ntigris_overhead_budget_ratio 0.0001\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %q", strings.TrimSpace(want))
+		}
+	}
+	// Without a budget the two agree and there is nothing to explain.
+	decode[settings.Analysis](t, do(t, h, "PUT", Prefix+"analysis", `{"budget": 0}`), 200)
+	if s := decode[SamplingState](t, do(t, h, "GET", Prefix+"sampling", ""), 200); s.Effective != 1 || s.Reason != "" {
+		t.Errorf("budget off: %+v; want effective 1, no reason", s)
 	}
 }

@@ -183,8 +183,11 @@ func (a *api) deleteRule(w http.ResponseWriter, r *http.Request) error {
 }
 
 func samplingState() SamplingState {
-	s := monitor.Sampling()
-	return SamplingState{Sampling: s, Percent: settings.FormatPercent(s)}
+	s := monitor.CurrentSampling()
+	return SamplingState{
+		Sampling: s.Configured, Percent: settings.FormatPercent(s.Configured),
+		Effective: s.Effective, EffectivePercent: settings.FormatPercent(s.Effective), Reason: s.Reason,
+	}
 }
 
 func (a *api) sampling(w http.ResponseWriter, r *http.Request) error {
@@ -315,10 +318,12 @@ func (a *api) health(w http.ResponseWriter, r *http.Request) error {
 		modes[p.Mode]++
 	}
 	_, writing := monitor.WriterStats()
+	s := monitor.CurrentSampling()
 	writeJSON(w, http.StatusOK, Health{
 		Status: "ok", PID: os.Getpid(), Go: runtime.Version(),
 		UptimeSeconds: time.Since(started).Seconds(),
-		Probes:        len(ps), Modes: modes, Sampling: monitor.Sampling(), Writer: writing,
+		Probes:        len(ps), Modes: modes, Writer: writing,
+		Sampling: s.Configured, EffectiveSampling: s.Effective, SamplingReason: s.Reason,
 	})
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -57,7 +58,10 @@ func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
 		b.WriteString(formatValue(v))
 		b.WriteByte('\n')
 	}
-	global("tigris_sampling_ratio", "gauge", "Share of fine-mode traces recorded.", monitor.Sampling())
+	sampling := monitor.CurrentSampling()
+	global("tigris_sampling_ratio", "gauge", "Configured share of fine-mode traces recorded: the ceiling of tigris_sampling_effective_ratio.", sampling.Configured)
+	global("tigris_sampling_effective_ratio", "gauge", "Share of fine-mode traces recorded now: tigris_sampling_ratio, lowered while the overhead budget (tigris_overhead_budget_ratio) limits it.", sampling.Effective)
+	global("tigris_overhead_budget_ratio", "gauge", "Share of CPU time fine tracing may take (analysis.budget); 0 when there is no budget.", analyzer.Analysis().Budget)
 	ws := writerState()
 	global("tigris_writer_queued_records", "gauge", "Records accepted by the writer and not yet written or dropped.", float64(ws.Queued))
 	global("tigris_writer_written_records_total", "counter", "Records written to trace files.", float64(ws.Written))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -53,10 +54,20 @@ type RuleChange struct {
 
 // SamplingState answers GET and PUT sampling.
 type SamplingState struct {
-	// Sampling is the share of fine-mode traces recorded, in [0,1].
+	// Sampling is the configured share of fine-mode traces recorded, in [0,1]:
+	// what PUT sets, and the ceiling of the rate in force.
 	Sampling float64 `json:"sampling"`
 	// Percent is Sampling written as a percentage, e.g. "10%".
 	Percent string `json:"percent"`
+	// Effective is the share recorded now: Sampling, or lower while the
+	// overhead budget (analysis.budget) limits it. EffectivePercent is it as a
+	// percentage.
+	Effective        float64 `json:"effective"`
+	EffectivePercent string  `json:"effectivePercent"`
+	// Reason is the budget's last decision in one line, e.g. "overhead budget
+	// 2% of CPU: 1.2e+05 fine calls/s allow 5.4% (lowered)"; absent without a
+	// budget.
+	Reason string `json:"reason,omitempty"`
 }
 
 // SamplingRequest is the body of PUT sampling.
@@ -129,15 +140,19 @@ type Health struct {
 	UptimeSeconds float64 `json:"uptimeSeconds"`
 	Probes        int     `json:"probes"`
 	// Modes counts the probes per mode.
-	Modes    map[settings.Mode]int `json:"modes"`
-	Sampling float64               `json:"sampling"`
-	Writer   bool                  `json:"writer"` // a writer is open
+	Modes map[settings.Mode]int `json:"modes"`
+	// Sampling is the configured sampling rate, EffectiveSampling the rate in
+	// force and SamplingReason why they differ, as in SamplingState.
+	Sampling          float64 `json:"sampling"`
+	EffectiveSampling float64 `json:"effectiveSampling"`
+	SamplingReason    string  `json:"samplingReason,omitempty"`
+	Writer            bool    `json:"writer"` // a writer is open
 }
 
 // HistoryList answers GET analysis/history.
 type HistoryList struct {
 	// Cycles are the recent analysis cycles, oldest first (at most 100).
-	Cycles []monitor.Cycle `json:"cycles"`
+	Cycles []analyzer.Cycle `json:"cycles"`
 }
 
 // Index answers GET /tigris/v1/: the endpoints, for people exploring with curl.

@@ -1,4 +1,4 @@
-package monitor
+package analyzer
 
 import (
 	"encoding/json"
@@ -12,8 +12,46 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/dsl"
+	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
+
+// testSettings are the settings of every test's probes (the first Register
+// applies them): everything coarse, records discarded, and one configured rule
+// that switches a probe off, which the analyzer must leave off.
+const testSettings = `{"format":1,"mode":"coarse","sampling":1,` +
+	`"rules":[{"pattern":"execution(* test.example/offcfg.Fa(..))","mode":"off"}],` +
+	`"writer":{"mode":"null","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"1m"}}`
+
+// newProbes registers n fresh probes named Fa, Fb, ... in package pkg.
+func newProbes(t testing.TB, pkg string, n int) []monitor.Probe {
+	t.Helper()
+	probes := make([]monitor.Probe, n)
+	infos := make([]monitor.ProbeInfo, n)
+	for i := range infos {
+		infos[i] = monitor.ProbeInfo{Package: pkg, Name: "F" + string(rune('a'+i)), Results: []string{"error"}, File: pkg + "/f.go", Line: 10 + i}
+	}
+	monitor.Register(testSettings, probes, infos)
+	return probes
+}
+
+func call(p *monitor.Probe, err error) {
+	if c := monitor.Enter(p); c.On() {
+		defer c.Exit(err)
+	}
+}
+
+// modeOf is the mode probe p is in.
+func modeOf(t testing.TB, p *monitor.Probe) settings.Mode {
+	t.Helper()
+	for _, s := range monitor.Snapshot() {
+		if s.ID == p.ID() {
+			return s.Mode
+		}
+	}
+	t.Fatalf("probe %d is not registered", p.ID())
+	return ""
+}
 
 // useAnalysis sets a for the test and restores the previous settings, rules and
 // analyzer choices afterwards.
@@ -28,7 +66,7 @@ func useAnalysis(t testing.TB, a settings.Analysis) {
 		if err := SetAnalysis(before); err != nil {
 			t.Errorf("restoring analysis settings: %v", err)
 		}
-		_ = SetRules(nil)
+		_ = monitor.SetRules(nil)
 	})
 }
 
@@ -52,7 +90,7 @@ func analyze(t *testing.T) Cycle {
 }
 
 // callN calls probe p n times (the counts are what "frequent" sees).
-func callN(p *Probe, n int) {
+func callN(p *monitor.Probe, n int) {
 	for left := n; left > 0; left-- {
 		call(p, nil)
 	}
@@ -84,9 +122,9 @@ func TestAnalyzerSelectsAddsRemoves(t *testing.T) {
 	if len(c1.Partitions) != 1 || c1.Partitions[0].Metric != "count" || c1.Partitions[0].Counts != [5]int{1, 1, 1, 1, 1} {
 		t.Errorf("cycle 1: partitions %+v; want count grouped one per level", c1.Partitions)
 	}
-	for i, want := range []uint32{modeFine, modeCoarse, modeCoarse, modeCoarse, modeCoarse} {
-		if got := ps[i].mode.Load(); got != want {
-			t.Errorf("after cycle 1: probe %d mode %s, want %s", i, modeName(got), modeName(want))
+	for i, want := range []settings.Mode{settings.Fine, settings.Coarse, settings.Coarse, settings.Coarse, settings.Coarse} {
+		if got := modeOf(t, &ps[i]); got != want {
+			t.Errorf("after cycle 1: probe %d mode %s, want %s", i, got, want)
 		}
 	}
 
@@ -98,15 +136,15 @@ func TestAnalyzerSelectsAddsRemoves(t *testing.T) {
 	if !slices.Equal(c2.Selected, []string{fb}) || !slices.Equal(c2.Added, []string{fb}) || !slices.Equal(c2.Removed, []string{fa}) {
 		t.Errorf("cycle 2: selected %q added %q removed %q; want [Fb] [Fb] [Fa]", c2.Selected, c2.Added, c2.Removed)
 	}
-	if ps[0].mode.Load() != modeCoarse || ps[1].mode.Load() != modeFine {
-		t.Errorf("after cycle 2: Fa %s, Fb %s; want coarse, fine", modeName(ps[0].mode.Load()), modeName(ps[1].mode.Load()))
+	if modeOf(t, &ps[0]) != settings.Coarse || modeOf(t, &ps[1]) != settings.Fine {
+		t.Errorf("after cycle 2: Fa %s, Fb %s; want coarse, fine", modeOf(t, &ps[0]), modeOf(t, &ps[1]))
 	}
 	if c2.Seq != c1.Seq+1 || c2.Trigger != "manual" || c2.Criteria != "most frequent" {
 		t.Errorf("cycle 2: seq %d (after %d), trigger %q, criteria %q", c2.Seq, c1.Seq, c2.Trigger, c2.Criteria)
 	}
 
 	// A manual rule wins over the analyzer, and the cycle says so.
-	if _, err := AddRule(Rule{Pattern: "execution(* " + pkg + ".Fb(..))", Mode: "coarse"}); err != nil {
+	if _, err := monitor.AddRule(monitor.Rule{Pattern: "execution(* " + pkg + ".Fb(..))", Mode: "coarse"}); err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range []int{10, 300, 50, 12, 2} {
@@ -116,14 +154,14 @@ func TestAnalyzerSelectsAddsRemoves(t *testing.T) {
 	if !slices.Equal(c3.Selected, []string{fb}) || len(c3.Added)+len(c3.Removed) != 0 {
 		t.Errorf("cycle 3: selected %q added %q removed %q; want [Fb], no change", c3.Selected, c3.Added, c3.Removed)
 	}
-	if ps[1].mode.Load() != modeCoarse || !slices.Equal(c3.Overridden, []string{fb}) {
-		t.Errorf("cycle 3: Fb mode %s, overridden %q; want coarse by the manual rule, [Fb]", modeName(ps[1].mode.Load()), c3.Overridden)
+	if modeOf(t, &ps[1]) != settings.Coarse || !slices.Equal(c3.Overridden, []string{fb}) {
+		t.Errorf("cycle 3: Fb mode %s, overridden %q; want coarse by the manual rule, [Fb]", modeOf(t, &ps[1]), c3.Overridden)
 	}
-	if err := SetRules(nil); err != nil {
+	if err := monitor.SetRules(nil); err != nil {
 		t.Fatal(err)
 	}
-	if ps[1].mode.Load() != modeFine {
-		t.Errorf("manual rule removed: Fb mode %s, want fine (the analyzer's choice)", modeName(ps[1].mode.Load()))
+	if modeOf(t, &ps[1]) != settings.Fine {
+		t.Errorf("manual rule removed: Fb mode %s, want fine (the analyzer's choice)", modeOf(t, &ps[1]))
 	}
 
 	// A quiet window selects nothing and hands the probes back to the rules.
@@ -131,8 +169,8 @@ func TestAnalyzerSelectsAddsRemoves(t *testing.T) {
 	if c4.Candidates != 0 || len(c4.Selected) != 0 || !slices.Equal(c4.Removed, []string{fb}) {
 		t.Errorf("quiet cycle: %d candidates, selected %q, removed %q; want 0, [], [Fb]", c4.Candidates, c4.Selected, c4.Removed)
 	}
-	if ps[1].mode.Load() != modeCoarse {
-		t.Errorf("quiet cycle: Fb mode %s, want coarse (the configured default)", modeName(ps[1].mode.Load()))
+	if modeOf(t, &ps[1]) != settings.Coarse {
+		t.Errorf("quiet cycle: Fb mode %s, want coarse (the configured default)", modeOf(t, &ps[1]))
 	}
 
 	h := History()
@@ -158,7 +196,7 @@ func TestAnalyzerExpensive(t *testing.T) {
 	for i := range ps {
 		for left := 3; left > 0; left-- {
 			func() {
-				c := Enter(&ps[i])
+				c := monitor.Enter(&ps[i])
 				defer c.Exit(nil)
 				if i == 2 {
 					time.Sleep(2 * time.Millisecond)
@@ -179,33 +217,18 @@ func TestAnalyzerTurnsNothingOn(t *testing.T) {
 	analyze(t)
 	callN(&ps[0], 50)
 	callN(&ps[1], 5)
-	// Simulate a configured rule that switches Fa off: the analyzer must not
-	// override it although Fa ran in the window (before the rule).
-	registry.mu.Lock()
-	saved := registry.base
-	rs, err := compileRules([]Rule{{Pattern: "execution(* " + pkg + ".Fa(..))", Mode: "off"}})
-	if err != nil {
-		registry.mu.Unlock()
-		t.Fatal(err)
-	}
-	registry.base = append(slices.Clone(saved), rs...)
-	registry.mu.Unlock()
-	defer func() {
-		registry.mu.Lock()
-		registry.base = saved
-		reevaluate()
-		registry.mu.Unlock()
-	}()
+	// testSettings has a configured rule that switches Fa off: the analyzer
+	// must not override it, although Fa is the most frequent.
 	c := analyze(t)
-	if c.Candidates != 1 || ps[0].mode.Load() != modeOff {
-		t.Errorf("%d candidates, Fa mode %s; want 1 candidate (Fb), Fa off", c.Candidates, modeName(ps[0].mode.Load()))
+	if c.Candidates != 1 || modeOf(t, &ps[0]) != settings.Off {
+		t.Errorf("%d candidates, Fa mode %s; want 1 candidate (Fb), Fa off", c.Candidates, modeOf(t, &ps[0]))
 	}
 }
 
 func TestSetAnalysisInvalidChangesNothing(t *testing.T) {
 	ps := newProbes(t, "test.example/badanalysis", 1)
 	useAnalysis(t, manual("more frequent"))
-	before, hist, mode := Analysis(), len(History()), ps[0].mode.Load()
+	before, hist, mode := Analysis(), len(History()), modeOf(t, &ps[0])
 	good := manual("more frequent")
 	for _, tc := range []struct {
 		name string
@@ -230,7 +253,7 @@ func TestSetAnalysisInvalidChangesNothing(t *testing.T) {
 	if got := Analysis(); !reflect.DeepEqual(got, before) {
 		t.Errorf("rejected settings changed Analysis():\n got %+v\nwant %+v", got, before)
 	}
-	if len(History()) != hist || ps[0].mode.Load() != mode {
+	if len(History()) != hist || modeOf(t, &ps[0]) != mode {
 		t.Error("rejected settings ran a cycle or changed a mode")
 	}
 	// Metrics merge over the defaults: a partial binding keeps the others.
@@ -304,8 +327,8 @@ func TestAnalyzerLoop(t *testing.T) {
 	if err := SetAnalysis(b); err != nil {
 		t.Fatal(err)
 	}
-	if ps[0].mode.Load() != modeCoarse {
-		t.Errorf("analysis disabled: Fa mode %s, want coarse (the analyzer's choices dropped)", modeName(ps[0].mode.Load()))
+	if modeOf(t, &ps[0]) != settings.Coarse {
+		t.Errorf("analysis disabled: Fa mode %s, want coarse (the analyzer's choices dropped)", modeOf(t, &ps[0]))
 	}
 	n := runtime.NumGoroutine()
 	for deadline := time.Now().Add(5 * time.Second); n > goroutines && time.Now().Before(deadline); n = runtime.NumGoroutine() {
@@ -322,23 +345,23 @@ func TestAnalyzerLoop(t *testing.T) {
 }
 
 func TestMetricNames(t *testing.T) {
-	s := Stats{Count: 4, MeanNs: 10, Errors: 1, Panics: 2, Concurrency: 0.5, InterArrivalNs: 100,
+	s := monitor.Stats{Count: 4, MeanNs: 10, Errors: 1, Panics: 2, Concurrency: 0.5, InterArrivalNs: 100,
 		ResultSizeSD: 3, Sized: 4, Cyclomatic: 5, Statements: 6, Params: 7}
 	want := map[string]float64{"count": 4, "inter-arrival": 100, "mean-time": 10, "errors": 1, "error-rate": 0.25,
 		"panics": 2, "concurrency": 0.5, "result-size-sd": 3, "cyclomatic": 5, "statements": 6, "params": 7}
 	for name := range dsl.Metrics {
-		v, ok := s.Metric(name)
+		v, ok := Metric(&s, name)
 		if !ok || v != want[name] {
 			t.Errorf("Metric(%q) = %v, %v; want %v, true", name, v, ok, want[name])
 		}
 	}
-	if _, ok := s.Metric("speed"); ok {
+	if _, ok := Metric(&s, "speed"); ok {
 		t.Error("Metric(speed) is known")
 	}
 	// Unknown is NaN, not zero: such a function must not look "most changeable".
-	idle := Stats{Statements: 3}
+	idle := monitor.Stats{Statements: 3}
 	for _, name := range []string{"mean-time", "inter-arrival", "error-rate", "concurrency", "result-size-sd", "cyclomatic"} {
-		if v, _ := idle.Metric(name); !math.IsNaN(v) {
+		if v, _ := Metric(&idle, name); !math.IsNaN(v) {
 			t.Errorf("Metric(%q) of a function without data = %v, want NaN", name, v)
 		}
 	}
@@ -354,11 +377,11 @@ func TestEvaluateTable7(t *testing.T) {
 		{"findOwner", 12, 180, 6}, {"updateOwner", 2, 500, 0}, {"newVisit", 50, 250, 12},
 		{"findVets", 200, 300, 200}, {"findAll", 100, 200, 90},
 	}
-	var stats []Stats
+	var stats []monitor.Stats
 	for i, r := range rows {
-		stats = append(stats, Stats{ID: uint32(i + 1), Signature: r.name, Count: uint64(r.count), MeanNs: r.time, ResultSizeSD: r.sd, Sized: 1})
+		stats = append(stats, monitor.Stats{ID: uint32(i + 1), Signature: r.name, Count: uint64(r.count), MeanNs: r.time, ResultSizeSD: r.sd, Sized: 1})
 	}
-	stats = append(stats, Stats{ID: 9, Signature: "neverCalled"})
+	stats = append(stats, monitor.Stats{ID: 9, Signature: "neverCalled"})
 	ev, err := Evaluate(stats, settings.Default().Analysis)
 	if err != nil {
 		t.Fatal(err)
@@ -380,18 +403,18 @@ func TestEvaluateTable7(t *testing.T) {
 // the default three-criteria filter.
 func BenchmarkCycle(b *testing.B) {
 	const n = 1000
-	ps := make([]Probe, n)
-	infos := make([]ProbeInfo, n)
+	ps := make([]monitor.Probe, n)
+	infos := make([]monitor.ProbeInfo, n)
 	for i := range infos {
-		infos[i] = ProbeInfo{Package: "test.example/bench1000", Name: fmt.Sprintf("F%d", i), Results: []string{"int"}, Cyclomatic: 1 + i%7}
+		infos[i] = monitor.ProbeInfo{Package: "test.example/bench1000", Name: fmt.Sprintf("F%d", i), Results: []string{"int"}, Cyclomatic: 1 + i%7}
 	}
-	Register(`{"format":1,"mode":"coarse","sampling":1,"writer":{"mode":"null","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"1m"}}`, ps, infos)
+	monitor.Register(testSettings, ps, infos)
 	a := settings.Default().Analysis
 	a.Window = settings.Duration(time.Hour)
 	useAnalysis(b, a)
 	for i := range ps {
 		for j := 0; j < 1+i%13; j++ {
-			if c := Enter(&ps[i]); c.On() {
+			if c := monitor.Enter(&ps[i]); c.On() {
 				c.ExitSize(nil, int64(j*i%17))
 			}
 		}
@@ -401,5 +424,35 @@ func BenchmarkCycle(b *testing.B) {
 		if _, err := AnalyzeNow(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestAnalyzerSaysWhyNothing: on a small program the default filter may select
+// nothing; the cycle then says why and what to relax, as it does for a quiet
+// window.
+func TestAnalyzerSaysWhyNothing(t *testing.T) {
+	ps := newProbes(t, "test.example/why", 4)
+	useAnalysis(t, manual(settings.Default().Analysis.Criteria))
+	analyze(t)
+	quiet := analyze(t)
+	if !strings.Contains(quiet.Why, "no monitored function completed a call in the window") {
+		t.Errorf("quiet cycle: why %q", quiet.Why)
+	}
+	// Calls with different counts and times, none reporting a result size: the
+	// changeable criterion knows no function.
+	for i, n := range []int{120, 40, 7, 3} {
+		callN(&ps[i], n)
+	}
+	c := analyze(t)
+	if len(c.Selected) != 0 {
+		t.Fatalf("selected %q; the case wants none", c.Selected)
+	}
+	for _, want := range []string{`nothing qualified among 4 functions: "least changeable" selects none (result-size-sd is unknown for all of them`, `without "∩ least changeable" the filter would select`} {
+		if !strings.Contains(c.Why, want) {
+			t.Errorf("why %q lacks %q", c.Why, want)
+		}
+	}
+	if h := History(); h[len(h)-1].Why != c.Why {
+		t.Errorf("history lost the why: %q", h[len(h)-1].Why)
 	}
 }
