@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,8 +33,11 @@ func newProbes(t testing.TB, pkg string, n int) []monitor.Probe {
 		infos[i] = monitor.ProbeInfo{Package: pkg, Name: "F" + string(rune('a'+i)), Results: []string{"error"}, File: pkg + "/f.go", Line: 10 + i}
 	}
 	monitor.Register(testSettings, probes, infos)
+	startLoop.Do(func() { go Run() }) // what monitor.Links.Analyzer does in a tigris build
 	return probes
 }
+
+var startLoop sync.Once
 
 func call(p *monitor.Probe, err error) {
 	if c := monitor.Enter(p); c.On() {
