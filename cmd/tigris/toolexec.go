@@ -26,7 +26,9 @@ sources go to the build's work directory; your files are never changed), adds
 export data for the monitor runtime the probes import, and answers the go
 command's 'compile -V=full' with a fingerprint of the tigris binary, the config
 and the runtime sources, so the build cache never mixes instrumented and plain
-objects. At link it adds the monitor runtime when an instrumented package needs
+objects. That fingerprint keys every compile of the build, the standard
+library's included: a config change recompiles everything once. 'tigris go'
+avoids that: it keys only the packages it instruments (see tigris go --help). At link it adds the monitor runtime when an instrumented package needs
 it. Every other tool (asm, cgo, vet, pack, ...) runs untouched, and a tool's exit
 status is passed on exactly.
 
@@ -41,6 +43,9 @@ Flags (before TOOL):
                   $TIGRIS_KEEP; otherwise they vanish with the build's $WORK);
                   an existing DIR/<import path> tigris did not make is refused
   -v, --verbose   log match decisions and resolutions to stderr ($TIGRIS_LOG=1)
+  --plan FILE     the build plan 'tigris go' wrote; with it the compiler keeps
+                  its own identity and only packages whose -gcflags carry
+                  -tigris=DIGEST are instrumented (see tigris go --help)
 
 Environment:
   TIGRIS_CONFIG, TIGRIS_KEEP, TIGRIS_LOG   as the flags above
@@ -98,7 +103,7 @@ func parseToolexecArgs(args []string, getenv func(string) string) (opts rewriter
 			return opts, nil, true, nil
 		case "v", "verbose":
 			opts.Verbose = !hasValue || truthy(value)
-		case "config", "keep":
+		case "config", "keep", "plan":
 			if !hasValue {
 				if i+1 >= len(args) {
 					return opts, nil, false, fmt.Errorf("flag --%s needs a value", name)
@@ -106,10 +111,13 @@ func parseToolexecArgs(args []string, getenv func(string) string) (opts rewriter
 				i++
 				value = args[i]
 			}
-			if name == "config" {
+			switch name {
+			case "config":
 				opts.ConfigPath = value
-			} else {
+			case "keep":
 				opts.Keep = value
+			case "plan":
+				opts.Plan = value
 			}
 		default:
 			return opts, nil, false, fmt.Errorf("unknown flag %s (tigris's flags come before the tool path; see tigris toolexec --help)", a)
@@ -118,7 +126,7 @@ func parseToolexecArgs(args []string, getenv func(string) string) (opts rewriter
 	if i >= len(args) {
 		return opts, nil, true, nil
 	}
-	for _, p := range []*string{&opts.ConfigPath, &opts.Keep} {
+	for _, p := range []*string{&opts.ConfigPath, &opts.Keep, &opts.Plan} {
 		if *p != "" && !filepath.IsAbs(*p) {
 			if *p, err = filepath.Abs(*p); err != nil {
 				return opts, nil, false, err
