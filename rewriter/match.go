@@ -5,12 +5,16 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/tigrisgo/tigris/config"
+	"github.com/tigrisgo/tigris/goflags"
 	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
@@ -139,6 +143,11 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			}
 		}
 	}
+	if cfg.Inlinable != config.InlinableProbe {
+		if err := markInlinable(rep, opts); err != nil {
+			return rep, err
+		}
+	}
 	for _, c := range byPath {
 		rep.PerPackage = append(rep.PerPackage, *c)
 	}
@@ -155,6 +164,78 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			len(loadErrs), joinLines(loadErrs))
 	}
 	return rep, nil
+}
+
+// InlinedReason is why `tigris match` shows a matched function without a
+// probe when the compiler inlines it.
+const InlinedReason = "the compiler inlines it; a probe would change inlining and escapes (monitor.inlinable: probe instruments it anyway)"
+
+// markInlinable marks the matches the compiler inlines in a plain build, which
+// the build leaves without a probe: it compiles the packages with matches
+// with -m (go build, or go test -c for tests; cached compiles replay their
+// output) and reads the compiler's "can inline" lines, as the proxy does.
+func markInlinable(rep *MatchReport, opts MatchOptions) error {
+	pkgs := map[string]bool{}
+	for _, m := range rep.Matches {
+		if m.Skipped == "" {
+			pkgs[m.Signature.Package] = true
+		}
+	}
+	if len(pkgs) == 0 {
+		return nil
+	}
+	args := []string{"build", "-o", os.DevNull}
+	if opts.Tests {
+		tmp, err := os.MkdirTemp("", "tigris-match-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		args = []string{"test", "-c", "-o", tmp}
+	}
+	args = append(args, opts.BuildFlags...)
+	var list []string
+	for p := range pkgs {
+		list = append(list, p)
+		args = append(args, "-gcflags="+p+"=-m")
+	}
+	sort.Strings(list)
+	if len(list) > 1 && !opts.Tests {
+		args[2] = filepath.Join(os.TempDir(), "tigris-match-discard") // -o must be a directory for several packages
+		defer os.RemoveAll(args[2])
+		os.MkdirAll(args[2], 0o777)
+	}
+	args = append(args, list...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(os.Environ(), "GOFLAGS="+goflags.WithoutToolexec(os.Getenv("GOFLAGS")))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("finding the functions the compiler inlines (go %s): %v\n%s", strings.Join(args, " "), err, out)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	inl := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		m := canInline.FindStringSubmatch(line)
+		if m == nil || strings.Contains(m[4], ".func") {
+			continue
+		}
+		file := m[1]
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		inl[file+":"+m[2]+":"+m[3]] = true
+	}
+	for i := range rep.Matches {
+		m := &rep.Matches[i]
+		if m.Skipped == "" && inl[fmt.Sprintf("%s:%d:%d", m.Pos.Filename, m.Pos.Line, m.Pos.Column)] {
+			m.Skipped = InlinedReason
+		}
+	}
+	return nil
 }
 
 // loadMonitorDeps returns the packages the monitor runtime depends on in the

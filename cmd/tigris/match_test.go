@@ -117,8 +117,8 @@ func TestInitCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "wrote ") || !strings.Contains(out, "example.com/m") {
 		t.Fatalf("init: %v\n%s%s", err, out, stderr)
 	}
-	if _, _, err := tigris(t, "init", "--no-get"); err == nil {
-		t.Error("init over an existing tigris.yaml: no error")
+	if out, _, err := tigris(t, "init", "--no-get"); err != nil || !strings.Contains(out, "kept ") {
+		t.Errorf("init over an existing tigris.yaml: %v, %q; want it kept", err, out)
 	}
 	if _, _, err := tigris(t, "init", "--no-get", "--force"); err != nil {
 		t.Errorf("init --force: %v", err)

@@ -1,7 +1,9 @@
 package monitor
 
 import (
+	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -85,7 +87,24 @@ func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, h
 	}
 	c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
 	fineRecords.Add(1)
+	if panicked && ctx.ess == 0 {
+		flushOnPanic()
+	}
 }
+
+// flushOnPanic flushes the trace when a panic leaves a goroutine's outermost
+// probed call: an unrecovered panic ends the program without running exit
+// hooks, and the records that explain the crash would be lost. A panic that
+// is recovered further up costs one flush. Bounded in time like every flush
+// on the program's path.
+func flushOnPanic() {
+	if err := flushWithin(panicFlushLimit); err != nil {
+		report(fmt.Errorf("flush on panic: %v", err))
+	}
+}
+
+// panicFlushLimit bounds the flush when a panic unwinds.
+const panicFlushLimit = time.Second
 
 // record hands the call's record to s. It is split from exitFine so the budget's
 // calibration can time the real record path into a private sink.

@@ -10,6 +10,7 @@ const ShopConfig = `version: 1
 monitor:
   include: ["within(example.com/itest/...)", "call(* strconv.Itoa(..)) && within(example.com/itest/...)"]
   mode: coarse
+  inlinable: probe   # the tests watch small functions too
 `
 
 // ShopFiles is a program exercising the shapes the rewriter must keep intact:

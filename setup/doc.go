@@ -1,0 +1,18 @@
+// Package setup prepares a user's module for tigris (`tigris init`): it
+// writes tigris.yaml, makes the module require the runtime module that
+// instrumented code imports, and keeps that requirement alive.
+//
+// Only the runtime module (github.com/tigrisgo/tigris/runtime, go 1.18)
+// enters the user's module graph, never the tigris command, so the user's go
+// line does not move: the go command raises a module's go line to a
+// dependency's only from go 1.21 on. Since no package of the user's module
+// imports the runtime, `go mod tidy` would drop the requirement again;
+// setup therefore writes tigris_runtime.go, a file that imports the runtime
+// packages under a build tag no build sets, which keeps the requirement (and
+// makes `go mod vendor` copy the runtime) without changing any build.
+//
+// The commands it runs are printed, and the same commands can be run by hand
+// (Commands returns them): `go get` of the runtime at the tigris version for a
+// released tigris, and for a development build a replace to the checkout's
+// runtime directory followed by `go get`.
+package setup

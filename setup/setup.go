@@ -1,0 +1,183 @@
+package setup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/tigrisgo/tigris/config"
+)
+
+// RuntimeModule is the module instrumented binaries link.
+const RuntimeModule = "github.com/tigrisgo/tigris/runtime"
+
+// KeepFile is the file that keeps the runtime requirement through go mod tidy.
+const KeepFile = "tigris_runtime.go"
+
+// KeepTag is the build tag KeepFile is built with: never, by any build.
+const KeepTag = "tigris_runtime"
+
+// Options say how to prepare the module.
+type Options struct {
+	// Dir is where the user runs tigris init (the module is found from it).
+	Dir string
+	// Force replaces an existing tigris.yaml.
+	Force bool
+	// NoGet leaves go.mod alone (only tigris.yaml is written).
+	NoGet bool
+	// Version is the runtime version to require: the tigris version, for a
+	// released tigris.
+	Version string
+	// RuntimeDir, when set, is a checkout's runtime directory to require
+	// through a replace (a development build of tigris).
+	RuntimeDir string
+	// Out receives what init does, Err the go command's own errors.
+	Out, Err io.Writer
+}
+
+// Run prepares the module of opts.Dir.
+func Run(ctx context.Context, opts Options) error {
+	root, mod, err := moduleOf(ctx, opts.Dir)
+	if err != nil {
+		return err
+	}
+	path, err := config.WriteTemplate(root, mod, opts.Force)
+	switch {
+	case errors.Is(err, config.ErrExists):
+		fmt.Fprintf(opts.Out, "kept %s (--force replaces it)\n", filepath.Join(root, config.FileName))
+	case err != nil:
+		return err
+	default:
+		fmt.Fprintf(opts.Out, "wrote %s (instruments every function of %s; edit monitor.include to narrow it)\n", path, mod)
+	}
+	if opts.NoGet {
+		return nil
+	}
+	keep, err := writeKeepFile(root)
+	if err != nil {
+		return err
+	}
+	if keep != "" {
+		fmt.Fprintf(opts.Out, "wrote %s (keeps %s in go.mod; built by no build)\n", keep, RuntimeModule)
+	}
+	cmds, err := Commands(opts)
+	if err != nil {
+		return err
+	}
+	for _, args := range cmds {
+		fmt.Fprintf(opts.Out, "go %s\n", strings.Join(quoteAll(args), " "))
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = root
+		cmd.Stdout, cmd.Stderr = opts.Out, opts.Err
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("go %s: %w (tigris.yaml is written; fix the error and run the printed commands in %s)", strings.Join(args, " "), err, root)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "vendor", "modules.txt")); err == nil {
+		fmt.Fprintln(opts.Out, "the module vendors its dependencies: run go mod vendor")
+	}
+	return nil
+}
+
+// Commands are the go commands (arguments after "go") that make the module
+// require the runtime: a go get at opts.Version, or, with opts.RuntimeDir, a
+// replace to that directory and a go get of the replaced version.
+func Commands(opts Options) ([][]string, error) {
+	if opts.RuntimeDir != "" {
+		abs, err := filepath.Abs(opts.RuntimeDir)
+		if err != nil {
+			return nil, err
+		}
+		if data, err := os.ReadFile(filepath.Join(abs, "go.mod")); err != nil {
+			return nil, fmt.Errorf("--runtime %s: %w", opts.RuntimeDir, err)
+		} else if m, err := config.ModulePath(data); err != nil || m != RuntimeModule {
+			return nil, fmt.Errorf("--runtime %s: not the directory of %s (its go.mod says %q)", opts.RuntimeDir, RuntimeModule, m)
+		}
+		return [][]string{
+			{"mod", "edit", "-require=" + RuntimeModule + "@v0.0.0", "-replace=" + RuntimeModule + "=" + abs},
+			{"get", RuntimeModule + "@v0.0.0"},
+		}, nil
+	}
+	if opts.Version == "" {
+		return nil, errors.New("no runtime version: this tigris is a development build; give --runtime with the runtime directory of its checkout")
+	}
+	return [][]string{{"get", RuntimeModule + "@" + opts.Version}}, nil
+}
+
+// moduleOf returns the root directory and path of the module of dir.
+func moduleOf(ctx context.Context, dir string) (root, mod string, err error) {
+	cmd := exec.CommandContext(ctx, "go", "env", "GOMOD")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", "", errors.New("no go.mod in this directory or above it (run go mod init first)")
+	}
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", "", err
+	}
+	if mod, err = config.ModulePath(data); err != nil {
+		return "", "", fmt.Errorf("%s: %w", gomod, err)
+	}
+	return filepath.Dir(gomod), mod, nil
+}
+
+// writeKeepFile writes KeepFile in the module root, in the package of the
+// root's Go files (a directory holds one package), unless it exists. It
+// returns the path written, "" when the file was there.
+func writeKeepFile(root string) (string, error) {
+	path := filepath.Join(root, KeepFile)
+	if _, err := os.Stat(path); err == nil {
+		return "", nil
+	}
+	pkg := "tools"
+	files, _ := filepath.Glob(filepath.Join(root, "*.go"))
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		if af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.PackageClauseOnly); err == nil {
+			pkg = af.Name.Name
+			break
+		}
+	}
+	src := fmt.Sprintf(`//go:build %s
+
+// This file keeps the tigris runtime in go.mod: instrumented builds link it,
+// but no package of this module imports it, so go mod tidy would drop the
+// requirement. No build sets the %s tag; tigris init wrote it.
+
+package %s
+
+import (
+	_ %q
+	_ %q
+	_ %q
+	_ %q
+)
+`, KeepTag, KeepTag, pkg, RuntimeModule+"/monitor", RuntimeModule+"/monitor/analyzer", RuntimeModule+"/monitor/atexit", RuntimeModule+"/monitor/admin")
+	return path, os.WriteFile(path, []byte(src), 0o644)
+}
+
+// quoteAll quotes arguments for a shell where they need it.
+func quoteAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t'\"$\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
+}
