@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -473,5 +474,42 @@ func TestNotFoundError(t *testing.T) {
 	err := error(&NotFoundError{Dir: "/x"})
 	if !errors.Is(err, fs.ErrNotExist) || err.Error() != "no tigris.yaml in /x or any parent directory (tigris init writes one)" {
 		t.Errorf("NotFoundError: %v", err)
+	}
+}
+
+// TestPointcutChainFailsFast: a few hundred bytes of named pointcuts, each
+// using the previous one twice, used to expand to 2^30 terms and exhaust memory
+// in every build and `tigris match`. The error now names the first pointcut
+// above pointcut.MaxTerms, at its place in the file.
+func TestPointcutChainFailsFast(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("pointcuts:\n  a0: execution(* x.F(..))\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&src, "  a%d: a%d||!a%d\n", i, i-1, i-1)
+	}
+	src.WriteString("monitor:\n  include: [a30]\n")
+	if src.Len() > 600 {
+		t.Fatalf("config of %d bytes; the point is a small one", src.Len())
+	}
+	_, err := Parse("tigris.yaml", []byte(src.String()))
+	want := `tigris.yaml:14:13: pointcuts.a12: expands to more than 10000 terms with named pointcuts expanded (every use of a name counts its whole expression again); refer to fewer names that repeat others`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant %s", err, want)
+	}
+}
+
+// TestIncludeEntriesTogetherBounded: entries each within pointcut.MaxTerms
+// whose sum is not are reported at the entry that crosses the bound.
+func TestIncludeEntriesTogetherBounded(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("pointcuts:\n  a0: execution(* x.F(..))\n")
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&src, "  a%d: a%d||!a%d\n", i, i-1, i-1) // a10: 3070 terms
+	}
+	src.WriteString("monitor:\n  include: [a10, a10, a10]\n  exclude: [a10]\n")
+	_, err := Parse("tigris.yaml", []byte(src.String()))
+	want := `tigris.yaml:15:13: monitor.exclude[0]: the include and exclude entries up to here expand to more than 10000 terms together, with named pointcuts expanded (every use of a name counts its whole expression again)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant %s", err, want)
 	}
 }

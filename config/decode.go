@@ -630,15 +630,24 @@ func (d *decoder) resolve() {
 		}
 		return p
 	}
+	// Instrument combines every include and exclude entry, each within
+	// pointcut.MaxTerms; their sum must be too, or every match would walk more.
+	terms, over := 0, false
 	parseAll := func(list []exprNode, dst *[]string) ([]*pointcut.Pointcut, bool) {
 		var ps []*pointcut.Pointcut
 		for _, e := range list {
 			*dst = append(*dst, e.val.Value)
-			if p := parse(e); p != nil {
-				ps = append(ps, p)
+			p := parse(e)
+			if p == nil {
+				continue
 			}
+			if terms += p.Terms(); terms > pointcut.MaxTerms && !over {
+				over = true
+				d.errorf(e.val, e.path, "the include and exclude entries up to here expand to more than %d terms together, with named pointcuts expanded (every use of a name counts its whole expression again)", pointcut.MaxTerms)
+			}
+			ps = append(ps, p)
 		}
-		return ps, len(ps) == len(list)
+		return ps, len(ps) == len(list) && !over
 	}
 	inc, incOK := parseAll(d.include, &c.Include)
 	exc, excOK := parseAll(d.exclude, &c.Exclude)
