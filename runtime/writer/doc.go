@@ -64,7 +64,10 @@
 // [NewReader], [Open] (a file and its rotated successors) and [OpenFiles] return a
 // [Reader] whose Next yields headers, probe definitions, records, loss records, and
 // gaps: bytes it had to skip because a chunk was torn by a crash or corrupted.
-// Damage is never an error; reading resumes at the next valid chunk.
+// Damage is never an error; reading resumes at the next valid chunk. Reading costs
+// time linear in the input whatever the damage (each byte is checksummed, searched
+// and moved a bounded number of times; recover.go), and memory bounded by a few
+// times the largest chunk (1 MiB).
 //
 // [BuildTraces] and [TraceBuilder] turn records into call trees per trace, with
 // inclusive and exclusive times, using Kieker's EOI/ESS rule extended to traces
