@@ -57,7 +57,10 @@
 // binary) followed by chunks of probe definitions, records and loss records, each
 // chunk framed with a sync marker, a length and a CRC-32C. With
 // Options.RotateBytes set, the writer continues in RotatedPath(path, 1), 2, ...;
-// each file repeats the header and every probe definition so it can be read alone.
+// each file starts with its anchor, the header and every probe definition so far,
+// so it can be read alone. The anchor is written twice and every later definition
+// in two consecutive chunks, so that one damaged chunk costs only its own records,
+// never a name or a header; the Reader returns each repeat once.
 //
 // # Reading
 //

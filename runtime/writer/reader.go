@@ -109,8 +109,13 @@ type Reader struct {
 	shortChunks int64 // chunks in gap that ran past the end of the source
 	hdr         *Header
 	probes      map[uint32]*ProbeDef
-	stats       ReadStats
-	err         error
+	// fileHdr and fileDefs are the header and definitions read since the current
+	// file's magic: a header or definition equal to one of them is the writer's
+	// repeat (docs/trace-format.md, "Anchors") and is not returned again.
+	fileHdr  *Header
+	fileDefs map[uint32]*ProbeDef
+	stats    ReadStats
+	err      error
 }
 
 // NewReader reads a stream from rd. Several files concatenated are one valid stream.
@@ -293,6 +298,15 @@ func (r *Reader) Next() (Item, error) {
 	return Item{}, r.err
 }
 
+// startFile forgets the anchor of the previous file: its header and
+// definitions are returned again when the next file repeats them.
+func (r *Reader) startFile() {
+	r.fileHdr = nil
+	if len(r.fileDefs) > 0 || r.fileDefs == nil {
+		r.fileDefs = make(map[uint32]*ProbeDef)
+	}
+}
+
 func (r *Reader) nextSource() bool {
 	if len(r.srcs) == 0 {
 		return false
@@ -302,6 +316,7 @@ func (r *Reader) nextSource() bool {
 	r.name, r.src = s.name, s.r
 	r.r, r.w, r.off, r.eof = 0, 0, 0, false
 	r.idx.reset()
+	r.startFile()
 	r.stats.Files++
 	return true
 }
@@ -372,6 +387,7 @@ func (r *Reader) advance() (bool, error) {
 			return false, nil
 		case bytes.HasPrefix(b, fileMagic[:]):
 			r.consume(len(fileMagic))
+			r.startFile()
 		case bytes.HasPrefix(b, syncMarker[:]):
 			ok, err := r.chunkHere()
 			if ok || err != nil {
@@ -520,7 +536,10 @@ func (r *Reader) item() (Item, bool) {
 				h.Major, h.Minor, FormatMajor, ErrVersion)
 			return Item{}, false
 		}
-		r.hdr = h
+		if r.fileHdr != nil && *r.fileHdr == *h {
+			return Item{}, false // the anchor's second copy
+		}
+		r.hdr, r.fileHdr = h, h
 		return Item{Kind: KindHeader, Header: h}, true
 	case wireProbe:
 		p := new(ProbeDef)
@@ -528,7 +547,10 @@ func (r *Reader) item() (Item, bool) {
 		if body.bad {
 			return r.badChunk(start), true
 		}
-		r.probes[p.ID] = p
+		if d := r.fileDefs[p.ID]; d != nil && *d == *p {
+			return Item{}, false // a repeat
+		}
+		r.probes[p.ID], r.fileDefs[p.ID] = p, p
 		r.stats.Probes++
 		return Item{Kind: KindProbe, Probe: p}, true
 	case wireLoss:
