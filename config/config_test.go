@@ -216,8 +216,23 @@ func TestErrors(t *testing.T) {
 			[]string{`tigris.yaml:2:12: analysis.enabled: "sometimes" is not a switch (want on or off, true or false)`}},
 		{"interval syntax", "analysis:\n  interval: 2 minutes\n",
 			[]string{`tigris.yaml:2:13: analysis.interval: "2 minutes" is not a duration (want e.g. 2m, 30s or 1h30m)`}},
+		// The limits of settings.Limits, reported where the value is (issue 22).
+		{"interval too short", "analysis:\n  interval: 1ns\n",
+			[]string{`tigris.yaml:2:13: analysis.interval: 1ns is shorter than the minimum 100ms (want e.g. 2m)`}},
+		{"sampling negative zero", "monitor:\n  sampling: -0%\n",
+			[]string{`tigris.yaml:2:13: monitor.sampling: -0 is negative zero (write 0; want 0% to 100%)`}},
+		{"sampling denormal", "monitor:\n  sampling: 4.9e-324\n",
+			[]string{`tigris.yaml:2:13: monitor.sampling: 5e-324 is below the smallest positive share, 0.0000001% (1e-09), which the sampler can tell from 0 (write 0 for none)`}},
+		{"budget NaN", "analysis:\n  budget: .nan\n",
+			[]string{`tigris.yaml:2:11: analysis.budget: ".nan" is not a percentage (want e.g. 10% or 0.1)`}},
+		{"queue too long", "writer:\n  queue: 0x40000000\n",
+			[]string{`tigris.yaml:2:10: writer.queue: 1073741824 is not a queue length (want an integer from 1 to 16777216)`}},
+		{"rotate too small", "writer:\n  rotate: 64KiB\n",
+			[]string{`tigris.yaml:2:11: writer.rotate: 64KiB is smaller than the minimum 1MiB (want a size such as 256MiB, or 0 to never rotate)`}},
+		{"flush too short", "writer:\n  flush: 1ms\n",
+			[]string{`tigris.yaml:2:10: writer.flush: 1ms is shorter than the minimum 10ms (want e.g. 1s)`}},
 		{"interval range", "analysis:\n  interval: -2m\n",
-			[]string{`tigris.yaml:2:13: analysis.interval: -2m0s is not a positive duration (want e.g. 2m)`}},
+			[]string{`tigris.yaml:2:13: analysis.interval: -2m0s is shorter than the minimum 100ms (want e.g. 2m)`}},
 		{"window", "analysis:\n  window: -1s\n",
 			[]string{`tigris.yaml:2:11: analysis.window: -1s is negative (want 0 for one interval, or e.g. 10m)`}},
 		{"budget", "analysis:\n  budget: 100%\n",
@@ -231,15 +246,15 @@ func TestErrors(t *testing.T) {
 		{"path placeholder", "writer:\n  path: out/{host}.tgr\n",
 			[]string{`tigris.yaml:2:9: writer.path: "out/{host}.tgr" has an unknown placeholder {host} (want {binary}, {pid}, {time})`}},
 		{"queue syntax", "writer:\n  queue: lots\n",
-			[]string{`tigris.yaml:2:10: writer.queue: "lots" is not a queue length (want an integer > 0)`}},
+			[]string{`tigris.yaml:2:10: writer.queue: "lots" is not a queue length (want an integer from 1 to 16777216)`}},
 		{"queue range", "writer:\n  queue: 0\n",
-			[]string{`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer > 0)`}},
+			[]string{`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer from 1 to 16777216)`}},
 		{"on-full", "writer:\n  on-full: wait\n",
 			[]string{`tigris.yaml:2:12: writer.on-full: "wait" is not a queue-full policy (want drop or block)`}},
 		{"rotate", "writer:\n  rotate: big\n",
 			[]string{`tigris.yaml:2:11: writer.rotate: "big" is not a size (want e.g. 256MiB, 1GB or a number of bytes)`}},
 		{"flush", "writer:\n  flush: 0s\n",
-			[]string{`tigris.yaml:2:10: writer.flush: 0s is not a positive duration (want e.g. 1s)`}},
+			[]string{`tigris.yaml:2:10: writer.flush: 0s is shorter than the minimum 10ms (want e.g. 1s)`}},
 		{"listen", "admin:\n  listen: 7070\n",
 			[]string{`tigris.yaml:2:11: admin.listen: "7070" has no port (want host:port such as 127.0.0.1:7070 or :7070, or empty for off)`}},
 
@@ -329,7 +344,7 @@ func TestErrors(t *testing.T) {
 		// Several problems: all reported, in file order.
 		{"several", "writer:\n  queue: 0\nmonitor:\n  mode: fast\n  sampling: 2\n",
 			[]string{
-				`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer > 0)`,
+				`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer from 1 to 16777216)`,
 				`tigris.yaml:4:9: monitor.mode: "fast" is not a mode (want off, coarse or fine)`,
 				`tigris.yaml:5:13: monitor.sampling: 200% is out of range (want 0% to 100%)`,
 			}},
@@ -370,7 +385,7 @@ func sortedMetrics() []string { return slices.Sorted(maps.Keys(dsl.Metrics)) }
 
 func TestErrorListText(t *testing.T) {
 	_, err := Parse("t.yaml", []byte("writer:\n  queue: 0\n  flush: 0s\n  mode: x\n"))
-	want := `t.yaml:2:10: writer.queue: 0 is not a queue length (want an integer > 0) (and 2 more errors)`
+	want := `t.yaml:2:10: writer.queue: 0 is not a queue length (want an integer from 1 to 16777216) (and 2 more errors)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant %s", err, want)
 	}

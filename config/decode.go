@@ -362,29 +362,6 @@ func set[T any](d *decoder, dst *T, field, want string, parse func(string) (T, e
 
 func parseString(s string) (string, error) { return s, nil }
 
-func parseQueue(s string) (int, error) {
-	n, err := strconv.ParseInt(s, 0, 0)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a queue length (want an integer > 0)", s)
-	}
-	return int(n), nil
-}
-
-func parseRotate(s string) (int64, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "off", "never":
-		return 0, nil
-	}
-	return settings.ParseSize(s)
-}
-
-func parseBudget(s string) (float64, error) {
-	if strings.EqualFold(strings.TrimSpace(s), "off") {
-		return 0, nil
-	}
-	return settings.ParsePercent(s)
-}
-
 // document reads the top-level mapping.
 func (d *decoder) document(root *yaml.Node) {
 	r := &d.cfg.Runtime
@@ -420,7 +397,7 @@ func (d *decoder) document(root *yaml.Node) {
 				{"metrics", d.metrics},
 				{"interval", set(d, &a.Interval, "analysis.interval", "a duration", settings.ParseDuration)},
 				{"window", set(d, &a.Window, "analysis.window", "a duration", settings.ParseDuration)},
-				{"budget", set(d, &a.Budget, "analysis.budget", "a percentage", parseBudget)},
+				{"budget", set(d, &a.Budget, "analysis.budget", "a percentage", settings.ParseBudget)},
 			})
 		}},
 		{"writer", func(key string, _, n *yaml.Node) {
@@ -428,9 +405,9 @@ func (d *decoder) document(root *yaml.Node) {
 			d.mapping(n, key, "a mapping of writer settings", []field{
 				{"mode", set(d, &w.Mode, "writer.mode", "a writer mode", settings.ParseWriterMode)},
 				{"path", set(d, &w.Path, "writer.path", "a file path", parseString)},
-				{"queue", set(d, &w.Queue, "writer.queue", "an integer", parseQueue)},
+				{"queue", set(d, &w.Queue, "writer.queue", "an integer", settings.ParseQueue)},
 				{"on-full", set(d, &w.OnFull, "writer.onFull", "drop or block", settings.ParseOnFull)},
-				{"rotate", set(d, &w.Rotate, "writer.rotate", "a size", parseRotate)},
+				{"rotate", set(d, &w.Rotate, "writer.rotate", "a size", settings.ParseRotate)},
 				{"flush", set(d, &w.Flush, "writer.flush", "a duration", settings.ParseDuration)},
 			})
 		}},
