@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -215,8 +216,23 @@ func TestErrors(t *testing.T) {
 			[]string{`tigris.yaml:2:12: analysis.enabled: "sometimes" is not a switch (want on or off, true or false)`}},
 		{"interval syntax", "analysis:\n  interval: 2 minutes\n",
 			[]string{`tigris.yaml:2:13: analysis.interval: "2 minutes" is not a duration (want e.g. 2m, 30s or 1h30m)`}},
+		// The limits of settings.Limits, reported where the value is (issue 22).
+		{"interval too short", "analysis:\n  interval: 1ns\n",
+			[]string{`tigris.yaml:2:13: analysis.interval: 1ns is shorter than the minimum 100ms (want e.g. 2m)`}},
+		{"sampling negative zero", "monitor:\n  sampling: -0%\n",
+			[]string{`tigris.yaml:2:13: monitor.sampling: -0 is negative zero (write 0; want 0% to 100%)`}},
+		{"sampling denormal", "monitor:\n  sampling: 4.9e-324\n",
+			[]string{`tigris.yaml:2:13: monitor.sampling: 5e-324 is below the smallest positive share, 0.0000001% (1e-09), which the sampler can tell from 0 (write 0 for none)`}},
+		{"budget NaN", "analysis:\n  budget: .nan\n",
+			[]string{`tigris.yaml:2:11: analysis.budget: ".nan" is not a percentage (want e.g. 10% or 0.1)`}},
+		{"queue too long", "writer:\n  queue: 0x40000000\n",
+			[]string{`tigris.yaml:2:10: writer.queue: 1073741824 is not a queue length (want an integer from 1 to 16777216)`}},
+		{"rotate too small", "writer:\n  rotate: 64KiB\n",
+			[]string{`tigris.yaml:2:11: writer.rotate: 64KiB is smaller than the minimum 1MiB (want a size such as 256MiB, or 0 to never rotate)`}},
+		{"flush too short", "writer:\n  flush: 1ms\n",
+			[]string{`tigris.yaml:2:10: writer.flush: 1ms is shorter than the minimum 10ms (want e.g. 1s)`}},
 		{"interval range", "analysis:\n  interval: -2m\n",
-			[]string{`tigris.yaml:2:13: analysis.interval: -2m0s is not a positive duration (want e.g. 2m)`}},
+			[]string{`tigris.yaml:2:13: analysis.interval: -2m0s is shorter than the minimum 100ms (want e.g. 2m)`}},
 		{"window", "analysis:\n  window: -1s\n",
 			[]string{`tigris.yaml:2:11: analysis.window: -1s is negative (want 0 for one interval, or e.g. 10m)`}},
 		{"budget", "analysis:\n  budget: 100%\n",
@@ -230,15 +246,15 @@ func TestErrors(t *testing.T) {
 		{"path placeholder", "writer:\n  path: out/{host}.tgr\n",
 			[]string{`tigris.yaml:2:9: writer.path: "out/{host}.tgr" has an unknown placeholder {host} (want {binary}, {pid}, {time})`}},
 		{"queue syntax", "writer:\n  queue: lots\n",
-			[]string{`tigris.yaml:2:10: writer.queue: "lots" is not a queue length (want an integer > 0)`}},
+			[]string{`tigris.yaml:2:10: writer.queue: "lots" is not a queue length (want an integer from 1 to 16777216)`}},
 		{"queue range", "writer:\n  queue: 0\n",
-			[]string{`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer > 0)`}},
+			[]string{`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer from 1 to 16777216)`}},
 		{"on-full", "writer:\n  on-full: wait\n",
 			[]string{`tigris.yaml:2:12: writer.on-full: "wait" is not a queue-full policy (want drop or block)`}},
 		{"rotate", "writer:\n  rotate: big\n",
 			[]string{`tigris.yaml:2:11: writer.rotate: "big" is not a size (want e.g. 256MiB, 1GB or a number of bytes)`}},
 		{"flush", "writer:\n  flush: 0s\n",
-			[]string{`tigris.yaml:2:10: writer.flush: 0s is not a positive duration (want e.g. 1s)`}},
+			[]string{`tigris.yaml:2:10: writer.flush: 0s is shorter than the minimum 10ms (want e.g. 1s)`}},
 		{"listen", "admin:\n  listen: 7070\n",
 			[]string{`tigris.yaml:2:11: admin.listen: "7070" has no port (want host:port such as 127.0.0.1:7070 or :7070, or empty for off)`}},
 
@@ -328,7 +344,7 @@ func TestErrors(t *testing.T) {
 		// Several problems: all reported, in file order.
 		{"several", "writer:\n  queue: 0\nmonitor:\n  mode: fast\n  sampling: 2\n",
 			[]string{
-				`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer > 0)`,
+				`tigris.yaml:2:10: writer.queue: 0 is not a queue length (want an integer from 1 to 16777216)`,
 				`tigris.yaml:4:9: monitor.mode: "fast" is not a mode (want off, coarse or fine)`,
 				`tigris.yaml:5:13: monitor.sampling: 200% is out of range (want 0% to 100%)`,
 			}},
@@ -369,7 +385,7 @@ func sortedMetrics() []string { return slices.Sorted(maps.Keys(dsl.Metrics)) }
 
 func TestErrorListText(t *testing.T) {
 	_, err := Parse("t.yaml", []byte("writer:\n  queue: 0\n  flush: 0s\n  mode: x\n"))
-	want := `t.yaml:2:10: writer.queue: 0 is not a queue length (want an integer > 0) (and 2 more errors)`
+	want := `t.yaml:2:10: writer.queue: 0 is not a queue length (want an integer from 1 to 16777216) (and 2 more errors)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant %s", err, want)
 	}
@@ -473,5 +489,42 @@ func TestNotFoundError(t *testing.T) {
 	err := error(&NotFoundError{Dir: "/x"})
 	if !errors.Is(err, fs.ErrNotExist) || err.Error() != "no tigris.yaml in /x or any parent directory (tigris init writes one)" {
 		t.Errorf("NotFoundError: %v", err)
+	}
+}
+
+// TestPointcutChainFailsFast: a few hundred bytes of named pointcuts, each
+// using the previous one twice, used to expand to 2^30 terms and exhaust memory
+// in every build and `tigris match`. The error now names the first pointcut
+// above pointcut.MaxTerms, at its place in the file.
+func TestPointcutChainFailsFast(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("pointcuts:\n  a0: execution(* x.F(..))\n")
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&src, "  a%d: a%d||!a%d\n", i, i-1, i-1)
+	}
+	src.WriteString("monitor:\n  include: [a30]\n")
+	if src.Len() > 600 {
+		t.Fatalf("config of %d bytes; the point is a small one", src.Len())
+	}
+	_, err := Parse("tigris.yaml", []byte(src.String()))
+	want := `tigris.yaml:14:13: pointcuts.a12: expands to more than 10000 terms with named pointcuts expanded (every use of a name counts its whole expression again); refer to fewer names that repeat others`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant %s", err, want)
+	}
+}
+
+// TestIncludeEntriesTogetherBounded: entries each within pointcut.MaxTerms
+// whose sum is not are reported at the entry that crosses the bound.
+func TestIncludeEntriesTogetherBounded(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("pointcuts:\n  a0: execution(* x.F(..))\n")
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&src, "  a%d: a%d||!a%d\n", i, i-1, i-1) // a10: 3070 terms
+	}
+	src.WriteString("monitor:\n  include: [a10, a10, a10]\n  exclude: [a10]\n")
+	_, err := Parse("tigris.yaml", []byte(src.String()))
+	want := `tigris.yaml:15:13: monitor.exclude[0]: the include and exclude entries up to here expand to more than 10000 terms together, with named pointcuts expanded (every use of a name counts its whole expression again)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant %s", err, want)
 	}
 }

@@ -368,35 +368,12 @@ func set[T any](d *decoder, dst *T, field, want string, parse func(string) (T, e
 
 func parseString(s string) (string, error) { return s, nil }
 
-func parseQueue(s string) (int, error) {
-	n, err := strconv.ParseInt(s, 0, 0)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a queue length (want an integer > 0)", s)
-	}
-	return int(n), nil
-}
-
-func parseRotate(s string) (int64, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "off", "never":
-		return 0, nil
-	}
-	return settings.ParseSize(s)
-}
-
 func parseInlinable(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
 	case InlinableSkip, InlinableProbe:
 		return v, nil
 	}
 	return "", fmt.Errorf("%q is not an inlinable policy (want skip or probe)", s)
-}
-
-func parseBudget(s string) (float64, error) {
-	if strings.EqualFold(strings.TrimSpace(s), "off") {
-		return 0, nil
-	}
-	return settings.ParsePercent(s)
 }
 
 // document reads the top-level mapping.
@@ -435,7 +412,7 @@ func (d *decoder) document(root *yaml.Node) {
 				{"metrics", d.metrics},
 				{"interval", set(d, &a.Interval, "analysis.interval", "a duration", settings.ParseDuration)},
 				{"window", set(d, &a.Window, "analysis.window", "a duration", settings.ParseDuration)},
-				{"budget", set(d, &a.Budget, "analysis.budget", "a percentage", parseBudget)},
+				{"budget", set(d, &a.Budget, "analysis.budget", "a percentage", settings.ParseBudget)},
 			})
 		}},
 		{"writer", func(key string, _, n *yaml.Node) {
@@ -443,9 +420,9 @@ func (d *decoder) document(root *yaml.Node) {
 			d.mapping(n, key, "a mapping of writer settings", []field{
 				{"mode", set(d, &w.Mode, "writer.mode", "a writer mode", settings.ParseWriterMode)},
 				{"path", set(d, &w.Path, "writer.path", "a file path", parseString)},
-				{"queue", set(d, &w.Queue, "writer.queue", "an integer", parseQueue)},
+				{"queue", set(d, &w.Queue, "writer.queue", "an integer", settings.ParseQueue)},
 				{"on-full", set(d, &w.OnFull, "writer.onFull", "drop or block", settings.ParseOnFull)},
-				{"rotate", set(d, &w.Rotate, "writer.rotate", "a size", parseRotate)},
+				{"rotate", set(d, &w.Rotate, "writer.rotate", "a size", settings.ParseRotate)},
 				{"flush", set(d, &w.Flush, "writer.flush", "a duration", settings.ParseDuration)},
 			})
 		}},
@@ -649,15 +626,24 @@ func (d *decoder) resolve() {
 		}
 		return p
 	}
+	// Instrument combines every include and exclude entry, each within
+	// pointcut.MaxTerms; their sum must be too, or every match would walk more.
+	terms, over := 0, false
 	parseAll := func(list []exprNode, dst *[]string) ([]*pointcut.Pointcut, bool) {
 		var ps []*pointcut.Pointcut
 		for _, e := range list {
 			*dst = append(*dst, e.val.Value)
-			if p := parse(e); p != nil {
-				ps = append(ps, p)
+			p := parse(e)
+			if p == nil {
+				continue
 			}
+			if terms += p.Terms(); terms > pointcut.MaxTerms && !over {
+				over = true
+				d.errorf(e.val, e.path, "the include and exclude entries up to here expand to more than %d terms together, with named pointcuts expanded (every use of a name counts its whole expression again)", pointcut.MaxTerms)
+			}
+			ps = append(ps, p)
 		}
-		return ps, len(ps) == len(list)
+		return ps, len(ps) == len(list) && !over
 	}
 	inc, incOK := parseAll(d.include, &c.Include)
 	exc, excOK := parseAll(d.exclude, &c.Exclude)

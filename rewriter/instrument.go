@@ -151,13 +151,13 @@ func (pj *packageJob) candidates() []candidate {
 
 // withoutInlinable drops the candidates the compiler inlines in the plain
 // build (monitor.inlinable: skip): a probe would stop the inlining and so
-// change what escapes to the heap at every caller. inl holds "file:line:col"
-// of the function names, file being the base name.
+// change what escapes to the heap at every caller. inl holds "file:line" of
+// the declarations, file being the base name.
 func (pj *packageJob) withoutInlinable(cands []candidate, inl map[string]bool) []candidate {
 	out := cands[:0]
 	for _, c := range cands {
 		pos := pj.fset.Position(c.fd.Name.Pos())
-		if inl[fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column)] {
+		if inl[fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)] {
 			pj.s.logf("%s:%d: %s: not instrumented: the compiler inlines it (monitor.inlinable: probe instruments it anyway)", c.sig.File, c.sig.Line, c.sig.Name)
 			continue
 		}

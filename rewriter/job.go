@@ -29,8 +29,8 @@ type CompileJob struct {
 	// ImportMap holds the importmap lines of the importcfg (source path → actual).
 	ImportMap map[string]string
 	// Inlinable, when set, returns the functions the compiler inlines when it
-	// compiles the package unchanged, as "file:line:col" of their names (file
-	// being the base name). The instrumenter asks only when a function matches.
+	// compiles the package unchanged, as "file:line" of their declarations
+	// (file being the base name). The instrumenter asks only when a function matches.
 	Inlinable func() (map[string]bool, error)
 	// AddedImports are import paths the instrumenter introduced; the proxy makes sure
 	// each one (and its dependencies) has a packagefile line.

@@ -227,11 +227,11 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		inl[file+":"+m[2]+":"+m[3]] = true
+		inl[file+":"+m[2]] = true
 	}
 	for i := range rep.Matches {
 		m := &rep.Matches[i]
-		if m.Skipped == "" && inl[fmt.Sprintf("%s:%d:%d", m.Pos.Filename, m.Pos.Line, m.Pos.Column)] {
+		if m.Skipped == "" && inl[fmt.Sprintf("%s:%d", m.Pos.Filename, m.Pos.Line)] {
 			m.Skipped = InlinedReason
 		}
 	}

@@ -50,7 +50,8 @@ monitor:
 		}
 		got = append(got, s)
 	}
-	want := "Exported Method Fast (marked //go:nosplit) init (init and blank functions are not callable) helper"
+	in := " (" + InlinedReason + ")"
+	want := "Exported" + in + " Method" + in + " Fast (marked //go:nosplit) init (init and blank functions are not callable) helper" + in
 	if strings.Join(got, " ") != want {
 		t.Errorf("matches %q, want %q", strings.Join(got, " "), want)
 	}
@@ -94,5 +95,39 @@ func TestListMatchesMainPackage(t *testing.T) {
 	}
 	if want := "example.com/m/cmd/server.main example.com/m/cmd/server.run"; strings.Join(got, " ") != want {
 		t.Errorf("matches %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestListMatchesInlinableProbe: with monitor.inlinable: probe nothing is
+// skipped for being inlined.
+func TestListMatchesInlinableProbe(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "a/a.go"), "package a\n\nfunc Small() int { return 1 }\n")
+	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/a)\"]\n  inlinable: probe\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Matches) != 1 || rep.Matches[0].Skipped != "" {
+		t.Errorf("matches %+v; want Small with a probe", rep.Matches)
+	}
+}
+
+func TestParseCanInline(t *testing.T) {
+	out := "# example.com/m/a\n" +
+		"./a/a.go:5:6: can inline Exported with cost 2 as: func() error { return nil }\n" +
+		"a/a.go:9:7: can inline T.Method with cost 0 as: method(T) func() {  }\n" +
+		"/abs/a/b.go:12:10: can inline (*T).Find.func1 with cost 4 as: func() { }\n" +
+		"./a/a.go:7:2: x escapes to heap\n"
+	inl, other := parseCanInline(out)
+	if !inl["a.go:5"] || !inl["a.go:9"] || inl["b.go:12"] || len(inl) != 2 || other {
+		t.Errorf("parseCanInline = %v, other %v", inl, other)
+	}
+	if _, other := parseCanInline(out + "warning: something else\n"); !other {
+		t.Error("a line that is no diagnostic was not noticed")
 	}
 }

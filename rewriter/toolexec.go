@@ -374,7 +374,8 @@ func (p *proxy) compile() error {
 
 // inliningPass compiles the package unchanged, into its real output, with -m,
 // and returns the functions the compiler says it can inline, by the
-// "file:line:col" of their names (file being the base name). quiet reports
+// "file:line" of their declarations (file being the base name; the compiler
+// puts a method's position at its receiver, not its name). quiet reports
 // that the compile printed nothing but its -m lines, so that its output can
 // stand as the package's plain compile. A failing compile returns an error;
 // the caller then compiles the package unchanged, and the compiler reports the
@@ -418,7 +419,7 @@ func parseCanInline(out string) (map[string]bool, bool) {
 		}
 		if m := canInline.FindStringSubmatch(line); m != nil {
 			if !strings.Contains(m[4], ".func") { // function literals
-				inl[filepath.Base(m[1])+":"+m[2]+":"+m[3]] = true
+				inl[filepath.Base(m[1])+":"+m[2]] = true
 			}
 			continue
 		}

@@ -563,3 +563,39 @@ func TestFormatByNameAndDefaultOutput(t *testing.T) {
 }
 
 func time_(ns int64) time.Duration { return time.Duration(ns) }
+
+// TestDamagedFirstChunkKeepsNames: the writer repeats a file's header and
+// probe definitions in a second chunk (docs/trace-format.md, "Anchors"), so a
+// damaged first chunk costs no function name and no wall time. Before, every
+// record became "probe#N".
+func TestDamagedFirstChunkKeepsNames(t *testing.T) {
+	path := testFile(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[8+12+3] ^= 0xFF // inside the first chunk's payload: the header
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, rep, err := Summarize(openTest(t, path), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range fs {
+		names = append(names, shortName(f.Signature))
+	}
+	slices.Sort(names)
+	if got := strings.Join(names, " "); got != "Find Handle decode" || rep.Undefined != 0 || rep.Gaps != 1 || rep.Records != 7 {
+		t.Errorf("functions %q, %d undefined, %d gaps, %d records; want Find Handle decode, 0, 1, 7", got, rep.Undefined, rep.Gaps, rep.Records)
+	}
+	out, _ := convert(t, Pprof, path)
+	p, err := profile.ParseData(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TimeNanos != clockWall {
+		t.Errorf("profile time %d; want %d (the header's clock, from its second copy)", p.TimeNanos, clockWall)
+	}
+}

@@ -33,7 +33,8 @@
 // followed (records of one trace can arrive slightly out of order from the
 // asynchronous writer's per-P queues). Memory then follows the traces in flight,
 // bounded by Options.MaxPending; a pprof profile grows with the distinct call
-// paths and a summary with the functions, never with the records.
+// paths (each at most Options.MaxFrames frames, so a deep recursion costs memory
+// linear in its depth) and a summary with the functions, never with the records.
 //
 // # Damage and loss
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -14,7 +15,17 @@ import (
 
 // FuzzConvert feeds arbitrary bytes (seeded with real trace files, whole and
 // damaged) to every converter: none may fail or panic on bad input, the JSON
-// outputs must stay valid, and the profile must parse.
+// outputs must stay valid, the profile must parse, and the memory allocated
+// must stay linear in the input (fuzzAllocPerByte).
+// The allocation bound of one FuzzConvert input, all conversions together: a
+// deep call path costs a pprof sample of up to 64 frames for about 11 bytes of
+// input (about 400 bytes per byte); a quadratic cost exceeds it on inputs of a
+// few kilobytes.
+const (
+	fuzzAllocFixed   = 8 << 20
+	fuzzAllocPerByte = 2048
+)
+
 func FuzzConvert(f *testing.F) {
 	path := testFile(f)
 	appendLoss(f, path, 3, 10, 20)
@@ -26,7 +37,20 @@ func FuzzConvert(f *testing.F) {
 	f.Add(data[:len(data)/2])
 	f.Add(append(data[:40:40], data...))
 	f.Add([]byte("not a trace"))
+	deep := writeStream(f, f.TempDir(), 1, testProbes, deepChain(70, 70))
+	if data, err = os.ReadFile(deep); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		defer func() {
+			runtime.ReadMemStats(&m1)
+			if got, limit := m1.TotalAlloc-m0.TotalAlloc, fuzzAllocFixed+fuzzAllocPerByte*uint64(len(data)); got > limit {
+				t.Errorf("%d input bytes allocated %d bytes; want at most %d", len(data), got, limit)
+			}
+		}()
 		for _, fm := range Formats {
 			var out bytes.Buffer
 			if _, err := fm.Convert(&out, writer.NewReader(bytes.NewReader(data)), Options{Lag: 2, MaxPending: 8}); err != nil {

@@ -1,6 +1,7 @@
 package traceconv
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +27,10 @@ const (
 // (sampled out, dropped, not instrumented) between a call and its recorded parent.
 const unrecordedName = "(unrecorded calls)"
 
+// elidedName names the frame that stands for the middle of a call path deeper
+// than Options.MaxFrames.
+const elidedName = "(elided calls)"
+
 // Profile reads r and builds a pprof profile of its call trees: one sample per
 // distinct call path (root to callee), whose values are the calls that ended at
 // that path, their inclusive and their exclusive nanoseconds (SampleCalls,
@@ -34,10 +39,12 @@ const unrecordedName = "(unrecorded calls)"
 // "example.com/shop.Map[...]"), so go tool pprof shows them as it shows Go
 // functions; the whole signature is the system name, with the file and line of
 // the probe definition.
-// Memory grows with the number of distinct paths, not with the records.
+// Memory grows with the number of distinct paths, not with the records; a path
+// deeper than Options.MaxFrames is shortened (its middle frames elided) so that
+// a deep recursion costs memory linear in its depth.
 func Profile(r *writer.Reader, opt Options) (*profile.Profile, Report, error) {
 	var rep Report
-	b := newProfileBuilder()
+	b := newProfileBuilder(opt.withDefaults().MaxFrames)
 	err := scanTrees(r, opt, &rep, b.trace, nil)
 	if err != nil {
 		return nil, rep, err
@@ -104,10 +111,11 @@ type profileBuilder struct {
 	unrecorded int
 	binary     string
 	start, end int64 // wall time span of the calls, Unix ns
+	maxFrames  int
 }
 
-func newProfileBuilder() *profileBuilder {
-	b := &profileBuilder{byKey: make(map[funcKey]int), start: math.MaxInt64, end: math.MinInt64}
+func newProfileBuilder(maxFrames int) *profileBuilder {
+	b := &profileBuilder{byKey: make(map[funcKey]int), start: math.MaxInt64, end: math.MinInt64, maxFrames: maxFrames}
 	b.unrecorded = b.function(funcKey{name: unrecordedName, system: unrecordedName})
 	return b
 }
@@ -159,6 +167,16 @@ func (b *profileBuilder) add(s *stream, parent *pathNode, n *writer.Node) {
 	}
 }
 
+// location adds function fn and its one location to p.
+func (b *profileBuilder) location(p *profile.Profile, fn int) *profile.Location {
+	k := b.funcs[fn]
+	f := &profile.Function{ID: uint64(fn + 1), Name: k.name, SystemName: k.system, Filename: k.file, StartLine: int64(k.line)}
+	p.Function = append(p.Function, f)
+	l := &profile.Location{ID: uint64(fn + 1), Mapping: p.Mapping[0], Line: []profile.Line{{Function: f, Line: int64(k.line)}}}
+	p.Location = append(p.Location, l)
+	return l
+}
+
 func (b *profileBuilder) profile(rep *Report) *profile.Profile {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
@@ -178,36 +196,91 @@ func (b *profileBuilder) profile(rep *Report) *profile.Profile {
 	m := &profile.Mapping{ID: 1, File: b.binary, HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
 	p.Mapping = []*profile.Mapping{m}
 	locs := make([]*profile.Location, len(b.funcs))
-	for i, k := range b.funcs {
-		f := &profile.Function{ID: uint64(i + 1), Name: k.name, SystemName: k.system, Filename: k.file, StartLine: int64(k.line)}
-		p.Function = append(p.Function, f)
-		locs[i] = &profile.Location{ID: uint64(i + 1), Mapping: m, Line: []profile.Line{{Function: f, Line: int64(k.line)}}}
+	for i := range b.funcs {
+		locs[i] = b.location(p, i)
 	}
-	p.Location = locs
-	var stack []*profile.Location // root first
-	var walk func(n *pathNode)
-	walk = func(n *pathNode) {
-		stack = append(stack, locs[n.fn])
-		if n.calls > 0 {
-			leafFirst := make([]*profile.Location, len(stack))
-			for i, l := range stack {
-				leafFirst[len(stack)-1-i] = l
-			}
-			p.Sample = append(p.Sample, &profile.Sample{Location: leafFirst, Value: []int64{n.calls, n.incl, n.excl}})
-		}
-		for _, c := range n.kids {
-			walk(c)
-		}
-		stack = stack[:len(stack)-1]
-	}
-	for _, c := range b.root.kids {
-		walk(c)
-	}
+	b.samples(p, locs, rep)
 	p.Comments = append(p.Comments, fmt.Sprintf("tigris trace of %s: %d records, %d call tree(s)", nameOr(filepath.Base(b.binary), "a program"), rep.Records, rep.Traces))
 	for _, w := range rep.Warnings() {
 		p.Comments = append(p.Comments, "warning: "+w)
 	}
 	return p
+}
+
+// samples adds one sample per path node with calls, in depth-first order. A
+// path of at most maxFrames frames is the sample's stack as it is. A deeper one
+// keeps its outermost head and innermost tail frames around one elided frame,
+// and deep paths that then have the same stack share one sample: pprof stacks
+// cannot share prefixes, so full stacks would cost the sum of all depths,
+// quadratic in the depth of a recursion, where this costs maxFrames per path.
+func (b *profileBuilder) samples(p *profile.Profile, locs []*profile.Location, rep *Report) {
+	head := b.maxFrames / 2
+	tail := b.maxFrames - head - 1
+	var elided *profile.Location
+	merged := make(map[string]*profile.Sample) // deep samples by their stack
+	var key []byte
+	var path []int // function indexes, root first
+	// An explicit stack of iterators instead of recursion: the walk's own
+	// memory stays one word per level however deep the paths go.
+	type frame struct {
+		n    *pathNode
+		next int // index of the next kid to visit
+	}
+	todo := []frame{{n: &b.root}}
+	for len(todo) > 0 {
+		f := &todo[len(todo)-1]
+		if f.next == len(f.n.kids) {
+			todo = todo[:len(todo)-1]
+			if len(todo) > 0 {
+				path = path[:len(path)-1]
+			}
+			continue
+		}
+		n := f.n.kids[f.next]
+		f.next++
+		todo = append(todo, frame{n: n})
+		path = append(path, n.fn)
+		if n.calls == 0 {
+			continue
+		}
+		v := []int64{n.calls, n.incl, n.excl}
+		if len(path) <= b.maxFrames {
+			stack := make([]*profile.Location, len(path)) // leaf first
+			for i, fn := range path {
+				stack[len(path)-1-i] = locs[fn]
+			}
+			p.Sample = append(p.Sample, &profile.Sample{Location: stack, Value: v})
+			continue
+		}
+		rep.Elided++
+		if elided == nil {
+			if fn := b.function(funcKey{name: elidedName, system: elidedName}); fn < len(locs) {
+				elided = locs[fn] // a probe of that name, improbable as it is
+			} else {
+				elided = b.location(p, fn)
+			}
+		}
+		stack := make([]*profile.Location, 0, b.maxFrames)
+		key = key[:0]
+		for i := len(path) - 1; i >= len(path)-tail; i-- {
+			stack = append(stack, locs[path[i]])
+			key = binary.AppendUvarint(key, uint64(path[i]))
+		}
+		stack = append(stack, elided)
+		for i := head - 1; i >= 0; i-- {
+			stack = append(stack, locs[path[i]])
+			key = binary.AppendUvarint(key, uint64(path[i]))
+		}
+		if s := merged[string(key)]; s != nil {
+			for i := range v {
+				s.Value[i] += v[i]
+			}
+			continue
+		}
+		s := &profile.Sample{Location: stack, Value: v}
+		merged[string(key)] = s
+		p.Sample = append(p.Sample, s)
+	}
 }
 
 func nameOr(s, alt string) string {

@@ -27,6 +27,14 @@ type Options struct {
 	// the trace first seen longest ago is built as it is and counted in
 	// Report.Split. Default 1<<22 records (about 250 MB).
 	MaxPending int
+	// MaxFrames bounds the frames of one pprof sample (Pprof, Profile). A call
+	// path deeper than that keeps its outermost MaxFrames/2 and innermost
+	// MaxFrames/2-1 frames around one "(elided calls)" frame, and samples that
+	// then look alike are merged; Report.Elided counts the paths. Without the
+	// bound a recursion D calls deep makes D samples of up to D frames each,
+	// memory and output quadratic in D. Default 64 (the depth of Go's own CPU
+	// profiles); values below 4 count as 4.
+	MaxFrames int
 }
 
 func (o Options) withDefaults() Options {
@@ -39,6 +47,10 @@ func (o Options) withDefaults() Options {
 	if o.MaxPending <= 0 {
 		o.MaxPending = 1 << 22
 	}
+	if o.MaxFrames <= 0 {
+		o.MaxFrames = 64
+	}
+	o.MaxFrames = max(o.MaxFrames, 4)
 	return o
 }
 
@@ -68,6 +80,7 @@ type Report struct {
 	Traces  int64 // call trees built
 	Orphans int64 // trees built without their root call (root lost, sampled out, or late)
 	Split   int64 // trees built early to bound memory (Options.MaxPending)
+	Elided  int64 // call paths deeper than Options.MaxFrames, shortened in a profile (pprof only)
 
 	// ReadErr is the error that stopped reading early (an I/O error, or a file of
 	// an unsupported format version), nil when the input was read to its end.
@@ -104,6 +117,9 @@ func (r *Report) Warnings() []string {
 	}
 	if r.Split > 0 {
 		w = append(w, fmt.Sprintf("%d unfinished call trees were built early to bound memory; their later calls form separate trees", r.Split))
+	}
+	if r.Elided > 0 {
+		w = append(w, fmt.Sprintf("%d call paths are deeper than the profile's frame limit; their middle frames are merged into %s", r.Elided, elidedName))
 	}
 	if r.ReadErr != nil {
 		w = append(w, "reading stopped early: "+r.ReadErr.Error())

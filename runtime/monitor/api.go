@@ -70,10 +70,12 @@ func Rules() (configured, manual []Rule) {
 	return configured, manual
 }
 
-// SetSampling sets the share of fine-mode traces recorded, in [0,1].
+// SetSampling sets the share of fine-mode traces recorded: 0, or
+// settings.MinRate to 1 (settings.CheckSampling, the rule of tigris.yaml and
+// TIGRIS_SAMPLING).
 func SetSampling(rate float64) error {
-	if !(rate >= 0 && rate <= 1) {
-		return fmt.Errorf("sampling %v out of range (want 0..1, e.g. 0.1 for 10%%)", rate)
+	if err := settings.CheckSampling(rate); err != nil {
+		return err
 	}
 	registry.mu.Lock()
 	defer registry.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tigrisgo/tigris/runtime/internal/num"
 )
 
 // This file turns a parse tree into the node tree that Pointcut evaluates, checks
@@ -30,7 +32,11 @@ const (
 )
 
 // node is one compiled expression. Nodes are immutable once built and may be shared
-// (a named pointcut used twice is one node).
+// (a named pointcut used twice is one node), so a chain of named pointcuts that each
+// use the previous one twice is a small graph whose expansion, the tree that eval
+// walks, doubles with every link. terms keeps that expanded size; the compiler
+// refuses a pointcut above MaxTerms, and nothing else in this package ever walks a
+// graph it has not measured (format, eval and may walk accepted pointcuts only).
 type node struct {
 	op    op
 	kids  []*node       // opAnd, opOr: two or more; opNot: one
@@ -39,6 +45,35 @@ type node struct {
 	args  *listMatcher  // opArgs
 	pred  predicate     // opPred
 	text  string        // canonical text of a leaf
+	terms int           // opAnd, opOr, opNot: the expanded size, see size
+	call  bool          // opAnd, opOr, opNot: a call(...) term is below
+}
+
+// MaxTerms bounds the size of a pointcut with its named pointcuts expanded: the
+// number of terms (designators, predicates, !, && and || nodes) of the tree that a
+// match walks. Names are resolved by sharing, not by copying, so a chain of names
+// that each use the previous one twice takes memory linear in its length, but its
+// expansion doubles with every link and a match would walk all of it. A definition
+// or expression above the bound is an error naming the pointcut
+// ("expands to more than 10000 terms").
+const MaxTerms = 10000
+
+// size is the number of terms of n's expansion, saturated above MaxTerms.
+func (n *node) size() int {
+	if n.terms == 0 {
+		return 1 // a leaf
+	}
+	return n.terms
+}
+
+// composite builds an opAnd, opOr or opNot node with its size and call flag.
+func composite(o op, kids []*node) *node {
+	n := &node{op: o, kids: kids, terms: 1}
+	for _, k := range kids {
+		n.terms = num.Min(n.terms+k.size(), MaxTerms+1)
+		n.call = n.call || k.hasCall()
+	}
+	return n
 }
 
 var (
@@ -111,8 +146,9 @@ func predicateList() string {
 	return b.String()
 }
 
-// mkAnd builds a conjunction: nested conjunctions are flattened, all() terms dropped,
-// and a none() term makes the whole none().
+// mkAnd builds a conjunction: all() terms dropped, and a none() term makes the whole
+// none(). Nested conjunctions stay nested (format prints them as one): copying
+// the terms of a shared node into each user would cost its size at every use.
 func mkAnd(kids []*node) *node {
 	var out []*node
 	for _, k := range kids {
@@ -120,8 +156,6 @@ func mkAnd(kids []*node) *node {
 		case opAll:
 		case opNone:
 			return noneNode
-		case opAnd:
-			out = append(out, k.kids...)
 		default:
 			out = append(out, k)
 		}
@@ -132,7 +166,7 @@ func mkAnd(kids []*node) *node {
 	case 1:
 		return out[0]
 	}
-	return &node{op: opAnd, kids: out}
+	return composite(opAnd, out)
 }
 
 // mkOr builds a disjunction, the dual of mkAnd.
@@ -143,8 +177,6 @@ func mkOr(kids []*node) *node {
 		case opNone:
 		case opAll:
 			return allNode
-		case opOr:
-			out = append(out, k.kids...)
 		default:
 			out = append(out, k)
 		}
@@ -155,7 +187,7 @@ func mkOr(kids []*node) *node {
 	case 1:
 		return out[0]
 	}
-	return &node{op: opOr, kids: out}
+	return composite(opOr, out)
 }
 
 func mkNot(k *node) *node {
@@ -167,7 +199,7 @@ func mkNot(k *node) *node {
 	case opNot:
 		return k.kids[0]
 	}
-	return &node{op: opNot, kids: []*node{k}}
+	return composite(opNot, []*node{k})
 }
 
 // precedence of a node when printed: || < && < ! < a term.
@@ -200,7 +232,11 @@ func (n *node) format(b *strings.Builder, min int) {
 			if i > 0 {
 				b.WriteString(sep)
 			}
-			k.format(b, prec)
+			if k.op == n.op {
+				k.format(b, prec-1) // a nested || in ||, or && in &&: no parentheses
+			} else {
+				k.format(b, prec)
+			}
 		}
 	case opNot:
 		b.WriteByte('!')
@@ -211,17 +247,7 @@ func (n *node) format(b *strings.Builder, min int) {
 }
 
 // hasCall reports whether n contains a call(...) term.
-func (n *node) hasCall() bool {
-	if n.op == opCall {
-		return true
-	}
-	for _, k := range n.kids {
-		if k.hasCall() {
-			return true
-		}
-	}
-	return false
-}
+func (n *node) hasCall() bool { return n.op == opCall || n.call }
 
 // compiler turns a parse tree into nodes.
 type compiler struct {
@@ -231,9 +257,13 @@ type compiler struct {
 
 func (c *compiler) or(e *orExpr) (*node, error) {
 	kids := make([]*node, 0, len(e.Terms))
+	terms := 1
 	for _, t := range e.Terms {
 		k, err := c.and(t)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkTerms(&terms, k, len(e.Terms), t.Pos); err != nil {
 			return nil, err
 		}
 		kids = append(kids, k)
@@ -241,11 +271,29 @@ func (c *compiler) or(e *orExpr) (*node, error) {
 	return mkOr(kids), nil
 }
 
+// checkTerms adds the size of k, one of n terms of an && or ||, to *terms, the
+// size so far, and fails at k's position once the whole would exceed MaxTerms.
+// It fails before the node is built, so no walk ever meets an oversized graph.
+func checkTerms(terms *int, k *node, n int, pos lexer.Position) error {
+	if n == 1 {
+		return nil // the node is k itself, checked where it was built
+	}
+	*terms += k.size()
+	if *terms > MaxTerms {
+		return participle.Errorf(pos, "expands to more than %d terms with named pointcuts expanded (every use of a name counts its whole expression again); refer to fewer names that repeat others", MaxTerms)
+	}
+	return nil
+}
+
 func (c *compiler) and(e *andExpr) (*node, error) {
 	kids := make([]*node, 0, len(e.Terms))
+	terms := 1
 	for _, t := range e.Terms {
 		k, err := c.unary(t)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkTerms(&terms, k, len(e.Terms), t.Pos); err != nil {
 			return nil, err
 		}
 		kids = append(kids, k)
@@ -265,6 +313,10 @@ func (c *compiler) unary(e *unaryExpr) (*node, error) {
 	if e.Not != nil {
 		k, err := c.unary(e.Not)
 		if err != nil {
+			return nil, err
+		}
+		terms := 1
+		if err := checkTerms(&terms, k, 2, e.Pos); err != nil {
 			return nil, err
 		}
 		return mkNot(k), nil

@@ -66,10 +66,16 @@
 //
 // [NewEnv] compiles a list of named pointcuts that refer to each other by bare name,
 // in any order; [Env.Parse] compiles an expression that refers to them. References
-// are resolved at compile time (the names are expanded), so a Pointcut never looks a
-// name up. Names that are not identifiers or are reserved, duplicates, unknown names
-// and cycles are all reported, each as a [*DefinitionError] naming the pointcut; a
-// cycle's cause is a [*CycleError] listing the loop.
+// are resolved at compile time by sharing the named pointcut's compiled node, so a
+// Pointcut never looks a name up and compiling costs memory linear in the
+// definitions. A match still walks the expansion (each use of a name counts its
+// whole expression), which a chain of names doubles at every link: a pointcut
+// above [MaxTerms] expanded terms is an error positioned at the term that crosses
+// the bound. Names that are not identifiers or are reserved, duplicates, unknown
+// names, cycles and oversized expansions are all reported, each as a
+// [*DefinitionError] naming the pointcut; a cycle's cause is a [*CycleError]
+// listing the loop. A name that fails only because one it uses failed is not
+// reported again.
 //
 // # Errors
 //
@@ -77,12 +83,15 @@
 // Column relative to the expression (1:1 is its first byte), so a caller that knows
 // where the expression sits in a file can report file:line:col. Messages say what was
 // expected or what is allowed. An expression is at most 16 KiB long, with at most 64
-// brackets open at once and 64 prefix tokens ("!", "*", "[]", "chan") in a row.
+// brackets open at once and 64 prefix tokens ("!", "*", "[]", "chan") in a row, and
+// at most MaxTerms terms with its names expanded.
 //
 // # Concurrency and cost
 //
 // A Pointcut and an Env are immutable and safe for concurrent use. Globs and package
 // patterns are compiled once; MatchExecution, MatchCall and MayMatchPackage do not
-// allocate and use no regular expressions. A nil *Pointcut matches nothing and a nil
+// allocate, use no regular expressions and visit at most MaxTerms terms for a
+// pointcut from Parse or Env.Parse. String writes the canonical text on first
+// use; with names expanded it can be as long as MaxTerms terms. A nil *Pointcut matches nothing and a nil
 // *Env has no names. Nothing in this package panics on any input.
 package pointcut

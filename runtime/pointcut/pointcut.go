@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -14,16 +15,14 @@ import (
 // Not. It is immutable and safe for concurrent use. A nil *Pointcut, like the zero
 // Pointcut, matches nothing.
 type Pointcut struct {
-	root    *node
-	hasCall bool
-	text    string
+	root *node
+	// text is the canonical text, written on first use: a pointcut of many
+	// named pointcuts can be long, and builds never ask for it.
+	textOnce sync.Once
+	text     string
 }
 
-func newPointcut(n *node) *Pointcut {
-	var b strings.Builder
-	n.format(&b, 0)
-	return &Pointcut{root: n, hasCall: n.hasCall(), text: b.String()}
-}
+func newPointcut(n *node) *Pointcut { return &Pointcut{root: n} }
 
 func (p *Pointcut) node() *node {
 	if p == nil || p.root == nil {
@@ -64,7 +63,13 @@ func (p *Pointcut) MatchCall(callee, caller *Signature) bool {
 
 // HasCall reports whether p contains a call(...) term, that is whether MatchCall can
 // ever be true.
-func (p *Pointcut) HasCall() bool { return p != nil && p.hasCall }
+func (p *Pointcut) HasCall() bool { return p != nil && p.root != nil && p.root.hasCall() }
+
+// Terms returns the size of p with its named pointcuts expanded (see MaxTerms),
+// saturated just above MaxTerms. Parse and Env.Parse return pointcuts of at most
+// MaxTerms; Or, And and Not, which cannot fail, may build larger ones, and a
+// caller that combines pointcuts from its users checks this.
+func (p *Pointcut) Terms() int { return p.node().size() }
 
 // MayMatchPackage is a cheap prefilter for the package with import path pkgPath: it is
 // false only if no function declared in that package, and no call written in it, can
@@ -93,6 +98,11 @@ func (p *Pointcut) String() string {
 	if p == nil || p.root == nil {
 		return noneNode.text
 	}
+	p.textOnce.Do(func() {
+		var b strings.Builder
+		p.root.format(&b, 0)
+		p.text = b.String()
+	})
 	return p.text
 }
 

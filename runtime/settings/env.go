@@ -3,7 +3,6 @@ package settings
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -99,11 +98,7 @@ var EnvVars = []EnvVar{
 	{Name: "TIGRIS_BUDGET", Field: "analysis.budget", Syntax: "2% or 0.02 | off",
 		Help: "overhead budget as a share of CPU time",
 		set: func(r *Runtime, v string) (err error) {
-			if isOff(v) {
-				r.Analysis.Budget = 0
-				return nil
-			}
-			r.Analysis.Budget, err = ParsePercent(v)
+			r.Analysis.Budget, err = ParseBudget(v)
 			return err
 		}},
 	{Name: "TIGRIS_WRITER", Field: "writer.mode", Syntax: "async|sync|null",
@@ -118,15 +113,11 @@ var EnvVars = []EnvVar{
 			r.Writer.Path = v
 			return nil
 		}},
-	{Name: "TIGRIS_QUEUE", Field: "writer.queue", Syntax: "integer > 0",
+	{Name: "TIGRIS_QUEUE", Field: "writer.queue", Syntax: fmt.Sprintf("integer, 1 to %d", MaxQueue),
 		Help: "async writer queue length in records",
-		set: func(r *Runtime, v string) error {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 0)
-			if err != nil {
-				return fmt.Errorf("%q is not a queue length (want an integer > 0)", v)
-			}
-			r.Writer.Queue = int(n)
-			return nil
+		set: func(r *Runtime, v string) (err error) {
+			r.Writer.Queue, err = ParseQueue(v)
+			return err
 		}},
 	{Name: "TIGRIS_ON_FULL", Field: "writer.onFull", Syntax: "drop|block",
 		Help: "what the async writer does when its queue is full",
@@ -137,11 +128,7 @@ var EnvVars = []EnvVar{
 	{Name: "TIGRIS_ROTATE", Field: "writer.rotate", Syntax: "size, e.g. 256MiB or 1GB | off",
 		Help: "start a new trace file after this many bytes",
 		set: func(r *Runtime, v string) (err error) {
-			if isOff(v) {
-				r.Writer.Rotate = 0
-				return nil
-			}
-			r.Writer.Rotate, err = ParseSize(v)
+			r.Writer.Rotate, err = ParseRotate(v)
 			return err
 		}},
 	{Name: "TIGRIS_FLUSH", Field: "writer.flush", Syntax: "duration, e.g. 1s",
@@ -165,14 +152,6 @@ var EnvVars = []EnvVar{
 			r.Admin.Token = v
 			return nil
 		}},
-}
-
-func isOff(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "off", "none", "never", "0":
-		return true
-	}
-	return false
 }
 
 // parseMetrics parses "frequent=count, expensive=mean-time".

@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"math"
 	"testing"
 )
 
@@ -37,7 +38,7 @@ func FuzzDecode(f *testing.F) {
 // FuzzParseValues: the TIGRIS_* value parsers return a value or an error, never
 // panic, and what they format parses back.
 func FuzzParseValues(f *testing.F) {
-	for _, s := range []string{"10%", "0.1", "256MiB", "1GB", "off", "2m", "1h30m", "+fine:execution(* a.*(..)); off:within(b/...)", "none", "", "-5", "1e400%"} {
+	for _, s := range []string{"10%", "0.1", "256MiB", "1GB", "off", "2m", "1h30m", "+fine:execution(* a.*(..)); off:within(b/...)", "none", "", "-5", "1e400%", "-0%", "4.9e-324", "0x400"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -55,6 +56,11 @@ func FuzzParseValues(f *testing.F) {
 		}
 		_, _ = ParseDuration(s)
 		_, _ = ParseBool(s)
+		_, _ = ParseQueue(s)
+		_, _ = ParseRotate(s)
+		if b, err := ParseBudget(s); err == nil && checkRate(b, true) == "" && (b < 0 || b >= 1 || math.Signbit(b)) {
+			t.Errorf("budget %v passed the limits", b)
+		}
 		if rules, err := ParseRules(s); err == nil {
 			if again, err := ParseRules(FormatRules(rules)); err != nil || len(again) != len(rules) {
 				t.Errorf("ParseRules(FormatRules(%v)) = %v, %v", rules, again, err)

@@ -176,6 +176,43 @@ func FormatSize(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// ParseQueue parses a queue length: an integer as Go writes it (1024, 0x400,
+// 1_024), as YAML integers are. Its range is Validate's job (Limits).
+func ParseQueue(s string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 0, 0)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a queue length (want an integer from 1 to %d)", s, MaxQueue)
+	}
+	return int(n), nil
+}
+
+// ParseRotate parses a rotation size: a size (ParseSize), or off, never, none
+// or 0 for no rotation.
+func ParseRotate(s string) (int64, error) {
+	if isOff(s) {
+		return 0, nil
+	}
+	return ParseSize(s)
+}
+
+// ParseBudget parses an overhead budget: a percentage (ParsePercent), or off,
+// none or 0 for no budget.
+func ParseBudget(s string) (float64, error) {
+	if isOff(s) {
+		return 0, nil
+	}
+	return ParsePercent(s)
+}
+
+// isOff reports whether s is one of the words that turn a setting off.
+func isOff(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "off", "none", "never", "0":
+		return true
+	}
+	return false
+}
+
 // ParseDuration parses a Go duration string ("2m", "30s", "1h30m", "500ms"). It does
 // not check the sign; Validate does.
 func ParseDuration(s string) (Duration, error) {

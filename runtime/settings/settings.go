@@ -19,6 +19,16 @@
 // parsers); config does that at build time, the monitor must do it for values that
 // came from the environment.
 //
+// # One set of rules
+//
+// Validate is the one place values and ranges are checked, whatever the front
+// end: config runs it on tigris.yaml (and reports at file:line:col), ApplyEnv on
+// the TIGRIS_* overrides (naming the variable), and the admin API and the
+// monitor's setters run the same rules on one value ([CheckSampling],
+// [CheckRule], [CheckManualRules]). The range rules are the table [Limits]
+// (the minimum analysis interval, what a sampling rate may be, the longest
+// queue, ...), which docs/config.md prints.
+//
 // # Value syntax
 //
 // The parse helpers ([ParsePercent], [ParseSize], [ParseDuration], [ParseBool],

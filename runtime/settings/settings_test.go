@@ -185,17 +185,17 @@ func TestValidate(t *testing.T) {
 		{"sampling low", func(r *Runtime) { r.Sampling = -0.1 }, `sampling: -10% is out of range (want 0% to 100%)`},
 		{"criteria", func(r *Runtime) { r.Analysis.Enabled, r.Analysis.Criteria = true, "" }, `analysis.criteria: empty filter while analysis is enabled`},
 		{"metric", func(r *Runtime) { r.Analysis.Metrics["frequent"] = "" }, `analysis.metrics.frequent: empty metric name`},
-		{"interval", func(r *Runtime) { r.Analysis.Interval = 0 }, `analysis.interval: 0s is not a positive duration (want e.g. 2m)`},
+		{"interval", func(r *Runtime) { r.Analysis.Interval = 0 }, `analysis.interval: 0s is shorter than the minimum 100ms (want e.g. 2m)`},
 		{"window", func(r *Runtime) { r.Analysis.Window = -1 }, `analysis.window: -1ns is negative`},
 		{"budget", func(r *Runtime) { r.Analysis.Budget = 1 }, `analysis.budget: 100% is out of range (want 0% to less than 100%; 0 disables the budget)`},
 		{"writer mode", func(r *Runtime) { r.Writer.Mode = "file" }, `writer.mode: "file" is not a writer mode (want async, sync or null)`},
 		{"path", func(r *Runtime) { r.Writer.Path = "" }, `writer.path: empty path`},
 		{"placeholder", func(r *Runtime) { r.Writer.Path = "out/{host}.tgr" }, `writer.path: "out/{host}.tgr" has an unknown placeholder {host} (want {binary}, {pid}, {time})`},
 		{"unclosed", func(r *Runtime) { r.Writer.Path = "out/{pid.tgr" }, `writer.path: "out/{pid.tgr" has an unclosed {`},
-		{"queue", func(r *Runtime) { r.Writer.Queue = 0 }, `writer.queue: 0 is not a queue length (want an integer > 0)`},
+		{"queue", func(r *Runtime) { r.Writer.Queue = 0 }, `writer.queue: 0 is not a queue length (want an integer from 1 to 16777216)`},
 		{"on full", func(r *Runtime) { r.Writer.OnFull = "wait" }, `writer.onFull: "wait" is not a queue-full policy (want drop or block)`},
 		{"rotate", func(r *Runtime) { r.Writer.Rotate = -1 }, `writer.rotate: -1 is negative`},
-		{"flush", func(r *Runtime) { r.Writer.Flush = -Duration(time.Second) }, `writer.flush: -1s is not a positive duration`},
+		{"flush", func(r *Runtime) { r.Writer.Flush = -Duration(time.Second) }, `writer.flush: -1s is shorter than the minimum 10ms`},
 		{"listen no port", func(r *Runtime) { r.Admin.Listen = "localhost" }, `admin.listen: "localhost" has no port`},
 		{"listen bad port", func(r *Runtime) { r.Admin.Listen = "localhost:http" }, `admin.listen: "localhost:http" has a bad port "http"`},
 		{"listen ipv6", func(r *Runtime) { r.Admin.Listen = "::1:7070" }, `admin.listen: "::1:7070": an IPv6 host must be in brackets`},
@@ -216,7 +216,7 @@ func TestValidate(t *testing.T) {
 		t.Errorf("null writer without path, IPv6 admin: %v", err)
 	}
 	r.Mode, r.Writer.Queue = "x", 0
-	if err := r.Validate(); err == nil || err.Error() != `mode: "x" is not a mode (want off, coarse or fine); writer.queue: 0 is not a queue length (want an integer > 0)` {
+	if err := r.Validate(); err == nil || err.Error() != `mode: "x" is not a mode (want off, coarse or fine); writer.queue: 0 is not a queue length (want an integer from 1 to 16777216)` {
 		t.Errorf("two problems: %v", err)
 	}
 }
@@ -288,12 +288,12 @@ func TestApplyEnvErrors(t *testing.T) {
 		{map[string]string{"TIGRIS_MODE": "fast"}, `TIGRIS_MODE: "fast" is not a mode (want off, coarse or fine)`},
 		{map[string]string{"TIGRIS_SAMPLING": "lots"}, `TIGRIS_SAMPLING: "lots" is not a percentage (want e.g. 10% or 0.1)`},
 		{map[string]string{"TIGRIS_SAMPLING": "5"}, `TIGRIS_SAMPLING: 500% is out of range (want 0% to 100%)`},
-		{map[string]string{"TIGRIS_QUEUE": "0"}, `TIGRIS_QUEUE: 0 is not a queue length (want an integer > 0)`},
-		{map[string]string{"TIGRIS_QUEUE": "many"}, `TIGRIS_QUEUE: "many" is not a queue length (want an integer > 0)`},
+		{map[string]string{"TIGRIS_QUEUE": "0"}, `TIGRIS_QUEUE: 0 is not a queue length (want an integer from 1 to 16777216)`},
+		{map[string]string{"TIGRIS_QUEUE": "many"}, `TIGRIS_QUEUE: "many" is not a queue length (want an integer from 1 to 16777216)`},
 		{map[string]string{"TIGRIS_WRITER": "kafka"}, `TIGRIS_WRITER: "kafka" is not a writer mode (want async, sync or null)`},
 		{map[string]string{"TIGRIS_ON_FULL": "wait"}, `TIGRIS_ON_FULL: "wait" is not a queue-full policy (want drop or block)`},
 		{map[string]string{"TIGRIS_ROTATE": "big"}, `TIGRIS_ROTATE: "big" is not a size (want e.g. 256MiB, 1GB or a number of bytes)`},
-		{map[string]string{"TIGRIS_FLUSH": "0s"}, `TIGRIS_FLUSH: 0s is not a positive duration (want e.g. 1s)`},
+		{map[string]string{"TIGRIS_FLUSH": "0s"}, `TIGRIS_FLUSH: 0s is shorter than the minimum 10ms (want e.g. 1s)`},
 		{map[string]string{"TIGRIS_INTERVAL": "soon"}, `TIGRIS_INTERVAL: "soon" is not a duration (want e.g. 2m, 30s or 1h30m)`},
 		{map[string]string{"TIGRIS_WINDOW": "-1m"}, `TIGRIS_WINDOW: -1m0s is negative (want 0 for one interval, or e.g. 10m)`},
 		{map[string]string{"TIGRIS_BUDGET": "100%"}, `TIGRIS_BUDGET: 100% is out of range (want 0% to less than 100%; 0 disables the budget)`},
@@ -303,7 +303,7 @@ func TestApplyEnvErrors(t *testing.T) {
 		{map[string]string{"TIGRIS_RULES": "fine"}, `TIGRIS_RULES: rule "fine" has no mode`},
 		{map[string]string{"TIGRIS_ADMIN": "7070"}, `TIGRIS_ADMIN: "7070" has no port (want host:port such as 127.0.0.1:7070 or :7070, or empty for off)`},
 		{map[string]string{"TIGRIS_OUT": "x/{host}"}, `TIGRIS_OUT: "x/{host}" has an unknown placeholder {host}`},
-		{map[string]string{"TIGRIS_MODE": "fast", "TIGRIS_QUEUE": "-1"}, `TIGRIS_MODE: "fast" is not a mode (want off, coarse or fine); TIGRIS_QUEUE: -1 is not a queue length (want an integer > 0)`},
+		{map[string]string{"TIGRIS_MODE": "fast", "TIGRIS_QUEUE": "-1"}, `TIGRIS_MODE: "fast" is not a mode (want off, coarse or fine); TIGRIS_QUEUE: -1 is not a queue length (want an integer from 1 to 16777216)`},
 	} {
 		r := Default()
 		before := r.Clone()
@@ -376,7 +376,7 @@ func TestEncodeDecode(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		`{"format":2}`: "decoding settings: format 2, want 1 (the binary was built by an incompatible tigris)",
-		`{"format":1,"mode":"coarse","writer":{"mode":"async","path":"x","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"0s"}}`: "decoding settings: analysis.interval: 0s is not a positive duration (want e.g. 2m)",
+		`{"format":1,"mode":"coarse","writer":{"mode":"async","path":"x","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"0s"}}`: "decoding settings: analysis.interval: 0s is shorter than the minimum 100ms (want e.g. 2m)",
 		`not json`: "decoding settings: invalid character",
 	} {
 		if _, err := Decode(in); err == nil || !strings.HasPrefix(err.Error(), want) {

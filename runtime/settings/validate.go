@@ -37,8 +37,11 @@ func (es Errors) Error() string {
 var Placeholders = []string{"binary", "pid", "time"}
 
 // Validate checks every field of r and returns nil or an Errors value listing all
-// problems. It checks values and ranges, not the syntax of pointcut patterns or of
-// the criteria filter (see the package documentation).
+// problems, in field order. It checks values and the ranges of Limits, not the
+// syntax of pointcut patterns or of the criteria filter (see the package
+// documentation). It is the one place settings are checked: config and ApplyEnv
+// call it, the admin API and the monitor's setters call the Check functions,
+// which share its rules.
 func (r *Runtime) Validate() error {
 	var es Errors
 	add := func(field, format string, args ...any) {
@@ -62,18 +65,16 @@ func (r *Runtime) Validate() error {
 			add(f+".expr", "empty expression (want a pointcut such as execution(* shop/repo.*(..)))")
 		}
 	}
-	for i, rule := range r.Rules {
-		f := fmt.Sprintf("rules[%d]", i)
-		if strings.TrimSpace(rule.Pattern) == "" {
-			add(f+".pattern", "empty pattern (want a pointcut such as execution(* shop/repo.*(..)))")
-		}
-		if !rule.Mode.Valid() {
-			add(f+".mode", "%q is not a mode (want %s)", rule.Mode, alternatives(Modes))
-		}
+	checkLimit(r, "rules", add)
+	rules := r.Rules
+	if len(rules) > MaxRules {
+		rules = rules[:MaxRules] // one error for a list too long, not one per rule
 	}
-	if math.IsNaN(r.Sampling) || r.Sampling < 0 || r.Sampling > 1 {
-		add("sampling", "%s is out of range (want 0%% to 100%%)", FormatPercent(r.Sampling))
+	for i, rule := range rules {
+		f := fmt.Sprintf("rules[%d].", i)
+		checkRule(rule, func(field, format string, args ...any) { add(f+field, format, args...) })
 	}
+	checkLimit(r, "sampling", add)
 
 	a := &r.Analysis
 	if a.Enabled && strings.TrimSpace(a.Criteria) == "" {
@@ -87,15 +88,9 @@ func (r *Runtime) Validate() error {
 			add("analysis.metrics."+k, "empty metric name")
 		}
 	}
-	if a.Interval <= 0 {
-		add("analysis.interval", "%s is not a positive duration (want e.g. 2m)", a.Interval)
-	}
-	if a.Window < 0 {
-		add("analysis.window", "%s is negative (want 0 for one interval, or e.g. 10m)", a.Window)
-	}
-	if math.IsNaN(a.Budget) || a.Budget < 0 || a.Budget >= 1 {
-		add("analysis.budget", "%s is out of range (want 0%% to less than 100%%; 0 disables the budget)", FormatPercent(a.Budget))
-	}
+	checkLimit(r, "analysis.interval", add)
+	checkLimit(r, "analysis.window", add)
+	checkLimit(r, "analysis.budget", add)
 
 	w := &r.Writer
 	if !w.Mode.Valid() {
@@ -108,18 +103,12 @@ func (r *Runtime) Validate() error {
 			add("writer.path", "%s", msg)
 		}
 	}
-	if w.Queue <= 0 {
-		add("writer.queue", "%d is not a queue length (want an integer > 0)", w.Queue)
-	}
+	checkLimit(r, "writer.queue", add)
 	if !w.OnFull.Valid() {
 		add("writer.onFull", "%q is not a queue-full policy (want %s)", w.OnFull, alternatives(OnFulls))
 	}
-	if w.Rotate < 0 {
-		add("writer.rotate", "%d is negative (want a size such as 256MiB, or 0 to never rotate)", w.Rotate)
-	}
-	if w.Flush <= 0 {
-		add("writer.flush", "%s is not a positive duration (want e.g. 1s)", w.Flush)
-	}
+	checkLimit(r, "writer.rotate", add)
+	checkLimit(r, "writer.flush", add)
 
 	if msg := checkListen(r.Admin.Listen); msg != "" {
 		add("admin.listen", "%s", msg)

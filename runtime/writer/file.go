@@ -66,6 +66,12 @@ type fileOut struct {
 	defSeen     map[uint32]ProbeDef
 	defsInFile  int // defs[:defsInFile] are in the stream (replayed after rotation)
 	defsEncoded int // defs[:defsEncoded] are in the stream or the current chunk
+	// Every definition is written twice, in two chunks, so that one damaged chunk
+	// loses no name (docs/trace-format.md, "Anchors"): defs[repeatFrom:repeatTo]
+	// were written once and go again at the start of the next chunk; repeatIn
+	// says the current chunk holds that repeat.
+	repeatFrom, repeatTo int
+	repeatIn             bool
 
 	enc       encoder
 	recs      uint64 // records in the current chunk
@@ -157,24 +163,34 @@ func (o *fileOut) ready(n int) error {
 			return err
 		}
 		o.needHdr = false
+		if !o.repeatIn {
+			// The anchor holds every definition in the stream twice: a pending
+			// repeat of the previous file's last chunk is not needed here.
+			o.repeatFrom, o.repeatTo = o.defsInFile, o.defsInFile
+		}
 	}
 	return nil
 }
 
+// headerBytes is the start of a file: the magic and the anchor (the header and
+// every definition in the stream so far), twice, each copy in chunks of its own,
+// so that one damaged chunk loses neither the header nor a name.
 func (o *fileOut) headerBytes() []byte {
 	out := append(o.hdrOut[:0], fileMagic[:]...)
 	e := &o.hdr
-	e.reset()
 	h := o.opt.header(o.stream, o.seq)
-	e.header(&h)
-	for i := 0; i < o.defsInFile; i++ {
-		if e.payload() >= o.opt.ChunkBytes {
-			out = append(out, e.seal()...)
-			e.reset()
+	for copies := 0; copies < 2; copies++ {
+		e.reset()
+		e.header(&h)
+		for i := 0; i < o.defsInFile; i++ {
+			if e.payload() >= o.opt.ChunkBytes {
+				out = append(out, e.seal()...)
+				e.reset()
+			}
+			e.probe(&o.defs[i])
 		}
-		e.probe(&o.defs[i])
+		out = append(out, e.seal()...)
 	}
-	out = append(out, e.seal()...)
 	o.hdrOut = out
 	return out
 }
@@ -226,12 +242,29 @@ func (o *fileOut) loss(l Loss) {
 	o.pendAny = true
 }
 
-// prelude puts what must precede the next record into the chunk: new probe
-// definitions and pending loss records.
+// needPrelude says the next record must wait for prelude: definitions to write
+// or repeat, or loss records.
+func (o *fileOut) needPrelude() bool {
+	return o.defsEncoded < len(o.defs) || o.pendAny || o.repeatFrom < o.repeatTo && !o.repeatIn
+}
+
+// prelude puts what must precede the next record into the chunk: the repeat of
+// the definitions the previous chunk introduced (always at the start of a
+// chunk), new probe definitions and pending loss records. A chunk it fills is
+// written, and the next one starts with that chunk's repeat.
 func (o *fileOut) prelude() {
-	for o.defsEncoded < len(o.defs) {
-		o.enc.probe(&o.defs[o.defsEncoded])
-		o.defsEncoded++
+	for {
+		if o.repeatFrom < o.repeatTo && !o.repeatIn {
+			for i := o.repeatFrom; i < o.repeatTo; i++ {
+				o.enc.probe(&o.defs[i])
+			}
+			o.repeatIn = true
+		} else if o.defsEncoded < len(o.defs) {
+			o.enc.probe(&o.defs[o.defsEncoded])
+			o.defsEncoded++
+		} else {
+			break
+		}
 		if o.enc.payload() >= o.opt.ChunkBytes {
 			if o.writeChunk() != nil {
 				return
@@ -254,7 +287,7 @@ func (o *fileOut) prelude() {
 // records encodes rs, writing chunks as they fill.
 func (o *fileOut) records(rs []Record) {
 	for len(rs) > 0 {
-		if o.failing || o.defsEncoded < len(o.defs) || o.pendAny {
+		if o.failing || o.needPrelude() {
 			o.record(&rs[0])
 			rs = rs[1:]
 			continue
@@ -272,7 +305,7 @@ func (o *fileOut) records(rs []Record) {
 }
 
 func (o *fileOut) record(r *Record) {
-	if !o.failing && (o.defsEncoded < len(o.defs) || o.pendAny) {
+	if !o.failing && o.needPrelude() {
 		o.prelude()
 	}
 	if o.failing {
@@ -304,6 +337,12 @@ func (o *fileOut) writeChunk() error {
 	if err == nil {
 		o.data = true
 		o.c.written.Add(o.recs)
+		// The definitions this chunk introduced go again in the next one; a
+		// repeat this chunk carried is done.
+		if o.repeatIn || o.repeatFrom == o.repeatTo {
+			o.repeatFrom = o.defsInFile
+		}
+		o.repeatTo, o.repeatIn = o.defsEncoded, false
 		o.defsInFile = o.defsEncoded
 		o.succeed()
 	} else {
@@ -318,6 +357,7 @@ func (o *fileOut) writeChunk() error {
 			o.pendAny = true
 		}
 		o.defsEncoded = o.defsInFile
+		o.repeatIn = false // the repeat was lost with the chunk: it stays pending
 	}
 	o.recs, o.chunkLoss = 0, o.chunkLoss[:0]
 	o.enc.reset()

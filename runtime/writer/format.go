@@ -13,7 +13,7 @@ const (
 	// FormatMajor changes when a reader of the previous major version could misread
 	// a file; FormatMinor changes when something is added that older readers skip.
 	FormatMajor = 1
-	FormatMinor = 0
+	FormatMinor = 1
 
 	chunkHeaderLen = 12      // sync marker, payload length, CRC-32C
 	maxChunkLen    = 1 << 20 // largest payload a reader accepts

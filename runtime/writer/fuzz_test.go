@@ -3,6 +3,7 @@ package writer
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"testing"
 )
 
@@ -17,11 +18,12 @@ func addSeeds(f *testing.F) []byte {
 	f.Add([]byte{})
 	f.Add(fileMagic[:])
 	f.Add(syncMarker[:])
+	f.Add(append(append(append([]byte{}, data[:ends[0]]...), falseMarkers(1<<10, 1<<9)...), make([]byte, 1<<9)...))
 	return data
 }
 
-// FuzzReader: any input is read to the end without panicking or looping, and every
-// item consumes input.
+// FuzzReader: any input is read to the end without panicking or looping, every
+// item consumes input, and the work and memory stay linear in the input.
 func FuzzReader(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -48,8 +50,23 @@ func FuzzPayload(f *testing.F) {
 	})
 }
 
+// checkReads reads data to its end and checks progress and cost: the reader's
+// work (bytes checksummed, searched and moved) at most maxWorkPerByte per input
+// byte, and its allocation a constant (a buffer for the largest chunk, the
+// recovery index) plus a bounded amount per byte.
 func checkReads(t *testing.T, data []byte) {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	r := NewReader(bytes.NewReader(data))
+	defer func() {
+		runtime.ReadMemStats(&m1)
+		if limit := maxWorkPerByte*int64(len(data)) + 1024; r.work > limit {
+			t.Errorf("work of %d bytes for %d input bytes; want at most %d", r.work, len(data), limit)
+		}
+		if got, limit := m1.TotalAlloc-m0.TotalAlloc, uint64(16<<20+256*len(data)); got > limit {
+			t.Errorf("%d bytes allocated for %d input bytes; want at most %d", got, len(data), limit)
+		}
+	}()
 	var b TraceBuilder
 	limit := len(data) + 2
 	for n := 0; ; n++ {

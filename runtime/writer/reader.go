@@ -100,12 +100,22 @@ type Reader struct {
 	cstart int64 // file offset of chunk[0]
 	dec    decoder
 
+	idx crcIndex // checksums while recovering from damage (recover.go)
+	// work counts the bytes checksummed (failed candidates included), searched
+	// for markers and moved within buf: the cost of reading, which tests bound.
+	work int64
+
 	gap         Gap   // being accumulated while Bytes > 0
 	shortChunks int64 // chunks in gap that ran past the end of the source
 	hdr         *Header
 	probes      map[uint32]*ProbeDef
-	stats       ReadStats
-	err         error
+	// fileHdr and fileDefs are the header and definitions read since the current
+	// file's magic: a header or definition equal to one of them is the writer's
+	// repeat (docs/trace-format.md, "Anchors") and is not returned again.
+	fileHdr  *Header
+	fileDefs map[uint32]*ProbeDef
+	stats    ReadStats
+	err      error
 }
 
 // NewReader reads a stream from rd. Several files concatenated are one valid stream.
@@ -288,6 +298,15 @@ func (r *Reader) Next() (Item, error) {
 	return Item{}, r.err
 }
 
+// startFile forgets the anchor of the previous file: its header and
+// definitions are returned again when the next file repeats them.
+func (r *Reader) startFile() {
+	r.fileHdr = nil
+	if len(r.fileDefs) > 0 || r.fileDefs == nil {
+		r.fileDefs = make(map[uint32]*ProbeDef)
+	}
+}
+
 func (r *Reader) nextSource() bool {
 	if len(r.srcs) == 0 {
 		return false
@@ -296,21 +315,30 @@ func (r *Reader) nextSource() bool {
 	r.srcs = r.srcs[1:]
 	r.name, r.src = s.name, s.r
 	r.r, r.w, r.off, r.eof = 0, 0, 0, false
+	r.idx.reset()
+	r.startFile()
 	r.stats.Files++
 	return true
 }
 
 // fill tries to buffer n bytes; fewer are buffered only at the end of the source.
+//
+// The buffered bytes move to the front only once the consumed ones are at least
+// half the buffer, so each byte moves a bounded number of times: recovery asks
+// for a mebibyte ahead at every byte it skips, and moving the buffer each time
+// was quadratic. The buffer stays below four times the largest n.
 func (r *Reader) fill(n int) error {
 	zero := 0
 	for r.w-r.r < n && !r.eof {
-		if len(r.buf)-r.r < n && r.r > 0 {
+		if len(r.buf)-r.r < n && r.r > 0 && r.r >= len(r.buf)/2 {
+			r.work += int64(r.w - r.r)
 			copy(r.buf, r.buf[r.r:r.w])
 			r.w -= r.r
 			r.r = 0
 		}
 		if len(r.buf) < n || r.w == len(r.buf) {
 			nb := make([]byte, num.Max(n, num.Max(2*len(r.buf), 4<<10)))
+			r.work += int64(r.w - r.r)
 			copy(nb, r.buf[r.r:r.w])
 			r.w -= r.r
 			r.r = 0
@@ -359,6 +387,7 @@ func (r *Reader) advance() (bool, error) {
 			return false, nil
 		case bytes.HasPrefix(b, fileMagic[:]):
 			r.consume(len(fileMagic))
+			r.startFile()
 		case bytes.HasPrefix(b, syncMarker[:]):
 			ok, err := r.chunkHere()
 			if ok || err != nil {
@@ -400,12 +429,27 @@ func (r *Reader) chunkHere() (bool, error) {
 		r.skip(1)
 		return false, nil
 	}
-	crc := crc32.Update(0, castagnoli, b[4:8])
-	crc = crc32.Update(crc, castagnoli, b[chunkHeaderLen:chunkHeaderLen+n])
+	var crc uint32
+	if r.idx.on {
+		var summed int
+		crc, summed = r.idx.chunkCRC(r.buf, r.r, r.off, n)
+		r.work += int64(summed)
+	} else {
+		crc = crc32.Update(0, castagnoli, b[4:8])
+		crc = crc32.Update(crc, castagnoli, b[chunkHeaderLen:chunkHeaderLen+n])
+		r.work += int64(4 + n)
+	}
 	if crc != binary.LittleEndian.Uint32(b[8:12]) {
+		// Recovering: candidates are checked through the index from now on,
+		// until recoverQuiet clean bytes have been read (recover.go).
+		r.idx.on = true
+		r.idx.quiet = r.off + recoverQuiet
 		r.stats.BadChunks++
 		r.skip(1)
 		return false, nil
+	}
+	if r.idx.on && r.off >= r.idx.quiet {
+		r.idx.reset()
 	}
 	r.chunk, r.cpos, r.cstart = b[chunkHeaderLen:chunkHeaderLen+n], 0, r.off+chunkHeaderLen
 	r.dec = decoder{}
@@ -419,7 +463,9 @@ func (r *Reader) scan() error {
 	const keep = len(fileMagic) - 1 // a marker may straddle the end of the buffer
 	for {
 		b := r.buf[r.r:r.w]
-		if i := indexMarker(b[1:]); i >= 0 {
+		i, searched := indexMarker(b[1:])
+		r.work += int64(searched)
+		if i >= 0 {
 			r.skip(i + 1)
 			return nil
 		}
@@ -436,12 +482,23 @@ func (r *Reader) scan() error {
 	}
 }
 
-func indexMarker(b []byte) int {
-	i := bytes.Index(b, syncMarker[:])
-	if j := bytes.Index(b, fileMagic[:]); j >= 0 && (i < 0 || j < i) {
-		i = j
+// indexMarker returns the index of the first sync marker or file magic in b,
+// or -1, and how many bytes it searched. It looks for the magic only before the
+// first marker: searching all of b for a magic that is not there, at every false
+// marker, was quadratic.
+func indexMarker(b []byte) (i, searched int) {
+	i = bytes.Index(b, syncMarker[:])
+	before := b
+	if i >= 0 {
+		before = b[:i] // the two share no byte, so a magic ends before a marker starts
 	}
-	return i
+	if j := bytes.Index(before, fileMagic[:]); j >= 0 {
+		return j, 2 * len(before)
+	}
+	if i < 0 {
+		return -1, 2 * len(b)
+	}
+	return i, 2*i + len(syncMarker)
 }
 
 // item decodes the item at chunk[cpos]. It returns false for an item to skip.
@@ -479,7 +536,10 @@ func (r *Reader) item() (Item, bool) {
 				h.Major, h.Minor, FormatMajor, ErrVersion)
 			return Item{}, false
 		}
-		r.hdr = h
+		if r.fileHdr != nil && *r.fileHdr == *h {
+			return Item{}, false // the anchor's second copy
+		}
+		r.hdr, r.fileHdr = h, h
 		return Item{Kind: KindHeader, Header: h}, true
 	case wireProbe:
 		p := new(ProbeDef)
@@ -487,7 +547,10 @@ func (r *Reader) item() (Item, bool) {
 		if body.bad {
 			return r.badChunk(start), true
 		}
-		r.probes[p.ID] = p
+		if d := r.fileDefs[p.ID]; d != nil && *d == *p {
+			return Item{}, false // a repeat
+		}
+		r.probes[p.ID], r.fileDefs[p.ID] = p, p
 		r.stats.Probes++
 		return Item{Kind: KindProbe, Probe: p}, true
 	case wireLoss:

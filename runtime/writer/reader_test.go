@@ -1,8 +1,6 @@
 package writer
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -37,12 +35,8 @@ func smallFile(t testing.TB, nrec int) (data []byte, recs []Record, ends []int) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for off := len(fileMagic); off < len(data); {
-		if !bytes.HasPrefix(data[off:], syncMarker[:]) {
-			t.Fatalf("no chunk at offset %d", off)
-		}
-		off += chunkHeaderLen + int(binary.LittleEndian.Uint32(data[off+4:]))
-		ends = append(ends, off)
+	for _, sp := range chunkSpans(t, data) {
+		ends = append(ends, sp[1])
 	}
 	return data, recs, ends
 }

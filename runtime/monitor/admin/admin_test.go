@@ -465,7 +465,7 @@ func TestPanicBecomes500(t *testing.T) {
 	defer func(w io.Writer) { stderr = w }(stderr)
 	stderr = &logged
 	a := &api{slots: make(chan struct{}, 1)}
-	ph := a.wrap(methods{"GET": func(http.ResponseWriter, *http.Request) error { panic("boom") }})
+	ph := a.wrap(methods{"GET": func(http.ResponseWriter, *http.Request) error { panic("boom") }}, true)
 	wantError(t, do(t, ph, "GET", "/x", ""), 500, "", 0, "internal error: boom")
 	if !strings.Contains(logged.String(), "internal error serving GET /x: boom") {
 		t.Errorf("stderr: %q", logged.String())

@@ -27,13 +27,19 @@
 //     not loopback (":7070", "0.0.0.0:7070", a public IP or a name resolving to
 //     one) without a token.
 //   - With a token, every mutating request (POST, PUT, DELETE) must carry
-//     "Authorization: Bearer <token>"; the comparison is constant-time (over
-//     SHA-256 sums, so not even the length leaks). Reads stay open, as metrics
-//     scrapers expect: on an exposed address, anyone who can connect sees the
-//     probe signatures and statistics.
-//   - Bodies are limited to [MaxBody] bytes (413 beyond), headers to 16 KiB; the
-//     server has read, write and idle timeouts; at most four handlers run at
-//     once, more requests wait.
+//     "Authorization: Bearer <token>" (the scheme in any case, RFC 9110); the
+//     comparison is constant-time (over SHA-256 sums, so not even the length
+//     leaks). Reads stay open, as metrics scrapers expect: on an exposed
+//     address, anyone who can connect sees the probe signatures and statistics.
+//   - Bodies are limited to [MaxBody] bytes (413 beyond) and must arrive within
+//     5 s (408), at most 16 at once (503); headers to 16 KiB; the server has
+//     read, write and idle timeouts. At most four handlers run at once, more
+//     requests wait; a body is read before its request takes a slot and a
+//     reply is sent, within 10 s, after the slot is free, so slow clients hold
+//     no slot, and GET health takes none at all.
+//   - Manual rules stop at settings.MaxRules (409 for one more); sampling and
+//     analysis settings get the same range checks as tigris.yaml and TIGRIS_*
+//     (package settings, Limits).
 //   - Handlers only call the monitor's public API, which holds its lock briefly
 //     and never on the probes' hot path, so no client, however many or slow, can
 //     stall the program's instrumented functions. A panic in a handler becomes a

@@ -102,20 +102,35 @@ func (a *api) rules(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkRule validates a rule before anything changes, so the reply can name the
-// field (prefix+"pattern", prefix+"mode") and the column, and normalises its
-// mode ("Fine" → "fine").
+// field (prefix+"pattern", prefix+"mode") and the column: settings' rule for
+// rules (the one tigris.yaml and TIGRIS_RULES get), then the pattern's syntax. It
+// normalises the mode ("Fine" → "fine").
 func checkRule(prefix string, rule settings.Rule) (settings.Rule, error) {
-	if strings.TrimSpace(rule.Pattern) == "" {
-		return rule, badRequest(prefix+"pattern", errors.New("empty pattern (want a pointcut such as execution(* example.com/shop/repo.*(..)))"))
+	if m, err := settings.ParseMode(string(rule.Mode)); err == nil {
+		rule.Mode = m // a bad mode is reported by CheckRule
+	}
+	if err := settings.CheckRule(prefix, rule); err != nil {
+		return rule, settingsError(err)
 	}
 	if _, err := monitor.ParsePattern(rule.Pattern); err != nil {
 		return rule, badRequest(prefix+"pattern", err)
 	}
-	m, err := settings.ParseMode(string(rule.Mode))
-	if err != nil {
-		return rule, badRequest(prefix+"mode", err)
+	return rule, nil
+}
+
+// settingsError is the reply to an error of package settings: a 400 about the
+// first field it names.
+func settingsError(err error) *apiError {
+	var es settings.Errors
+	var fe *settings.FieldError
+	switch {
+	case errors.As(err, &es) && len(es) > 0:
+		fe = es[0]
+	case errors.As(err, &fe):
+	default:
+		return errorf(http.StatusBadRequest, "%v", err)
 	}
-	return settings.Rule{Pattern: rule.Pattern, Mode: m}, nil
+	return badRequest(fe.Field, fe)
 }
 
 func (a *api) addRule(w http.ResponseWriter, r *http.Request) error {
@@ -129,6 +144,11 @@ func (a *api) addRule(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if _, manual := monitor.Rules(); settings.CheckManualRules(len(manual)+1) != nil {
+		e := badRequest("rules", fmt.Errorf("there are %d manual rules already, the limit (delete some first: DELETE %srules/{i}, or PUT %srules)", len(manual), Prefix, Prefix))
+		e.status = http.StatusConflict
+		return e
+	}
 	i, err := monitor.AddRule(rule)
 	if err != nil {
 		return badRequest("pattern", err)
@@ -144,6 +164,9 @@ func (a *api) setRules(w http.ResponseWriter, r *http.Request) error {
 	}
 	if req.Rules == nil {
 		return badRequest("rules", errors.New(`missing (want {"rules": [{"pattern": "...", "mode": "fine"}, ...]}; [] clears the manual rules)`))
+	}
+	if err := settings.CheckManualRules(len(*req.Rules)); err != nil {
+		return settingsError(err)
 	}
 	rules := make([]settings.Rule, len(*req.Rules))
 	for i, rule := range *req.Rules {

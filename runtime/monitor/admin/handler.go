@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
@@ -8,10 +9,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Prefix is the path under which the versioned API lives.
@@ -23,8 +27,23 @@ const MaxBody = 1 << 20
 
 // maxInFlight bounds how many requests run their handler at once. Handlers are
 // short, but a stats snapshot over many probes costs CPU the host program would
-// rather have; more concurrent clients wait their turn.
+// rather have; more concurrent clients wait their turn. A slot is held only while
+// the handler runs: the request body is read before and the reply written after
+// (see wrap), so a slow client cannot hold one. GET health takes no slot.
 const maxInFlight = 4
+
+// Per-request deadlines, measured from when the body starts being read and from
+// when the reply starts being written. They bound how long a slow or stalled
+// client keeps its connection (and a goroutine and a buffer); the server's own
+// timeouts (server.go) stay as an outer bound. Variables for tests.
+var (
+	bodyTimeout  = 5 * time.Second
+	replyTimeout = 10 * time.Second
+)
+
+// maxBodyReads bounds the requests receiving a body at once (each may buffer up
+// to MaxBody bytes); one more gets 503 at once.
+const maxBodyReads = 16
 
 // Options configure NewHandler.
 type Options struct {
@@ -39,9 +58,10 @@ type api struct {
 	hasToken bool
 	// mu serialises mutating requests, so a read-then-change inside one request
 	// (delete rule i and report it) is atomic with respect to other clients.
-	mu    sync.Mutex
-	slots chan struct{}
-	mux   *http.ServeMux
+	mu      sync.Mutex
+	slots   chan struct{}
+	readers chan struct{} // requests receiving a body, at most maxBodyReads
+	mux     *http.ServeMux
 }
 
 // handlerFunc serves one method of one endpoint. It writes the reply itself on
@@ -57,7 +77,7 @@ type methods map[string]handlerFunc
 // with its own server may mount it there instead (its paths are absolute). It is
 // safe for concurrent use and never panics into the server.
 func NewHandler(opts Options) http.Handler {
-	a := &api{slots: make(chan struct{}, maxInFlight), mux: http.NewServeMux()}
+	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), mux: http.NewServeMux()}
 	if opts.Token != "" {
 		a.tokenSum, a.hasToken = sha256.Sum256([]byte(opts.Token)), true
 	}
@@ -71,45 +91,48 @@ func NewHandler(opts Options) http.Handler {
 	a.handle("analysis/history", methods{"GET": a.history})
 	a.handle("stats", methods{"GET": a.stats})
 	a.handle("writer", methods{"GET": a.writer})
-	a.handle("health", methods{"GET": a.health})
+	a.handleFree("health", methods{"GET": a.health})
 	a.handle("metrics", methods{"GET": a.metrics})
-	a.mux.Handle("/metrics", a.wrap(methods{"GET": a.metrics}))
-	a.mux.Handle("/", a.wrap(nil)) // everything else: a JSON 404
+	a.mux.Handle("/metrics", a.wrap(methods{"GET": a.metrics}, true))
+	a.mux.Handle("/", a.wrap(nil, false)) // everything else: a JSON 404
 	return a.mux
 }
 
 // endpoints lists the paths for the index, in registration order.
 var endpoints []string
 
-func (a *api) handle(path string, m methods) {
+func (a *api) handle(path string, m methods) { a.route(path, a.wrap(m, true)) }
+
+// handleFree registers an endpoint that takes no in-flight slot: a health check
+// must answer while the slots are busy.
+func (a *api) handleFree(path string, m methods) { a.route(path, a.wrap(m, false)) }
+
+func (a *api) route(path string, h http.Handler) {
 	p := Prefix + path
 	if path == "" {
 		p += "{$}" // the index only, not every path below it
 	} else if !slices.Contains(endpoints, p) {
 		endpoints = append(endpoints, p)
 	}
-	a.mux.Handle(p, a.wrap(m))
+	a.mux.Handle(p, h)
 }
 
 // wrap adds what every endpoint shares: method dispatch (405 with Allow), the
-// token check for mutating methods, the body limit, the in-flight bound, panic
-// recovery and error replies.
-func (a *api) wrap(m methods) http.Handler {
+// token check for mutating methods, the body limit and deadline, the in-flight
+// bound (when slot is set), panic recovery, error replies and the reply
+// deadline.
+//
+// The handler runs between reading the body and writing the reply: the body is
+// read whole first, within bodyTimeout, and the handler writes into a buffer
+// that is sent, within replyTimeout, after its slot is free. A client that sends
+// slowly or reads slowly holds only its own connection.
+func (a *api) wrap(m methods, slot bool) http.Handler {
 	allow := make([]string, 0, len(m))
 	for k := range m {
 		allow = append(allow, k)
 	}
 	slices.Sort(allow)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v) // the server's way to abort a response; it recovers it
-				}
-				fmt.Fprintf(stderr, "tigris: admin: internal error serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
-				writeError(w, errorf(http.StatusInternalServerError, "internal error: %v", v))
-			}
-		}()
 		if m == nil {
 			writeError(w, errorf(http.StatusNotFound, "no endpoint %s (see GET %s)", r.URL.Path, Prefix))
 			return
@@ -130,18 +153,116 @@ func (a *api) wrap(m methods) http.Handler {
 				writeError(w, err)
 				return
 			}
+			body, err := a.readBody(w, r)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-		select {
-		case a.slots <- struct{}{}:
-			defer func() { <-a.slots }()
-		case <-r.Context().Done():
+		reply := &replyBuffer{header: w.Header()}
+		if slot && !a.acquire(r) {
 			return // the client left while waiting
 		}
-		if err := h(w, r); err != nil {
-			writeError(w, err)
-		}
+		func() {
+			if slot {
+				defer func() { <-a.slots }() // also when the handler aborts
+			}
+			serve(h, reply, r)
+		}()
+		reply.send(w)
 	})
+}
+
+// acquire takes an in-flight slot; false when the client left while waiting.
+func (a *api) acquire(r *http.Request) bool {
+	select {
+	case a.slots <- struct{}{}:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// serve runs h, turning an error or a panic into an error reply.
+func serve(h handlerFunc, w *replyBuffer, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v) // the server's way to abort a response; it recovers it
+			}
+			fmt.Fprintf(stderr, "tigris: admin: internal error serving %s %s: %v\n%s", r.Method, r.URL.Path, v, debug.Stack())
+			w.reset()
+			writeError(w, errorf(http.StatusInternalServerError, "internal error: %v", v))
+		}
+	}()
+	if err := h(w, r); err != nil {
+		w.reset()
+		writeError(w, err)
+	}
+}
+
+// readBody reads the whole request body, at most MaxBody bytes, within
+// bodyTimeout, while at most maxBodyReads requests do so.
+func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	select {
+	case a.readers <- struct{}{}:
+		defer func() { <-a.readers }()
+	default:
+		return nil, errorf(http.StatusServiceUnavailable, "too many requests sending a body at once (%d); retry", maxBodyReads)
+	}
+	// A handler mounted on a server or a recorder without deadlines keeps that
+	// server's own timeouts: the error only says deadlines are not supported.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &tooBig):
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", tooBig.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, errorf(http.StatusRequestTimeout, "request body not received within %s", bodyTimeout)
+	}
+	return nil, errorf(http.StatusBadRequest, "reading the request body: %v", err)
+}
+
+// replyBuffer holds a handler's reply until wrap sends it. Headers go straight
+// to the real writer's map, which sends nothing before WriteHeader.
+type replyBuffer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *replyBuffer) Header() http.Header { return b.header }
+
+func (b *replyBuffer) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+func (b *replyBuffer) Write(p []byte) (int, error) {
+	b.WriteHeader(http.StatusOK)
+	return b.body.Write(p)
+}
+
+// reset drops what a failing handler wrote, so its error reply replaces it.
+func (b *replyBuffer) reset() {
+	b.status = 0
+	b.body.Reset()
+}
+
+// send writes the reply within replyTimeout.
+func (b *replyBuffer) send(w http.ResponseWriter) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(replyTimeout))
+	w.Header().Set("Content-Length", strconv.Itoa(b.body.Len()))
+	w.WriteHeader(b.status)
+	w.Write(b.body.Bytes())
 }
 
 // authorize checks the bearer token of a mutating request.
@@ -149,12 +270,14 @@ func (a *api) authorize(r *http.Request) error {
 	if !a.hasToken {
 		return nil
 	}
-	auth := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok {
+	// The scheme is case-insensitive and followed by one or more spaces (RFC
+	// 9110, section 11.4): "bearer x" and "BEARER  x" are both the token x.
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	tok = strings.TrimSpace(tok)
+	if !strings.EqualFold(scheme, "Bearer") || tok == "" {
 		return errorf(http.StatusUnauthorized, "missing bearer token (this program requires Authorization: Bearer <token> for changes)")
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	sum := sha256.Sum256([]byte(tok))
 	if subtle.ConstantTimeCompare(sum[:], a.tokenSum[:]) != 1 {
 		return errorf(http.StatusUnauthorized, "wrong bearer token")
 	}
@@ -212,25 +335,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // decodeBody decodes the request's JSON body into v: one value, no unknown
-// fields, at most MaxBody bytes.
+// fields. wrap has read the body already (at most MaxBody bytes).
 func decodeBody(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
-	var tooBig *http.MaxBytesError
 	if err == nil {
 		if _, next := dec.Token(); next != io.EOF {
 			err = errors.New("more after the JSON value (want exactly one object)")
-			if errors.As(next, &tooBig) {
-				err = next
-			}
 		}
 	}
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &tooBig):
-		return errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", tooBig.Limit)
 	case errors.Is(err, io.EOF):
 		return errorf(http.StatusBadRequest, "empty request body (want a JSON object, see docs/admin-api.md)")
 	}

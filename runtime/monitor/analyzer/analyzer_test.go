@@ -278,7 +278,8 @@ func TestAnalyzerLoop(t *testing.T) {
 	ps := newProbes(t, pkg, 5)
 	goroutines := runtime.NumGoroutine()
 	a := manual("most frequent")
-	a.Enabled, a.Interval, a.Window = true, settings.Duration(20*time.Millisecond), settings.Duration(35*time.Millisecond)
+	// The shortest interval settings allow (settings.MinInterval).
+	a.Enabled, a.Interval, a.Window = true, settings.MinInterval, settings.MinInterval*7/4
 	useAnalysis(t, a)
 	seq := 0
 	if h := History(); len(h) > 0 {

@@ -1,0 +1,116 @@
+package pointcut
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chain is n+1 named pointcuts, each using the previous one twice: a few hundred
+// bytes whose full expansion doubles with every link (2^40 terms for n = 40).
+func chain(n int, op string) []Named {
+	named := []Named{{Name: "a0", Expr: "execution(* example.com/x.F(..))"}}
+	for i := 1; i <= n; i++ {
+		named = append(named, Named{Name: fmt.Sprintf("a%d", i), Expr: fmt.Sprintf("a%d %s !a%d", i-1, op, i-1)})
+	}
+	return named
+}
+
+// TestChainFailsFast: before MaxTerms, names were expanded by copying and
+// NewEnv ran out of memory on this chain. Now the first name above the bound is
+// the one error, positioned in its expression.
+func TestChainFailsFast(t *testing.T) {
+	for _, op := range []string{"||", "&&"} {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err := NewEnv(chain(40, op))
+		runtime.ReadMemStats(&m1)
+		require.Error(t, err)
+		// Sizes 1, 4, 10, 22, …: a12 is the first above 10000 terms.
+		var de *DefinitionError
+		require.True(t, errors.As(err, &de), "%v", err)
+		assert.Equal(t, "a12", de.Name)
+		assert.Equal(t, 12, de.Index)
+		var perr participle.Error
+		require.True(t, errors.As(de.Err, &perr), "%v", de.Err)
+		assert.Equal(t, 1, perr.Position().Line)
+		assert.Equal(t, 8, perr.Position().Column, "at the second use of a11: %v", err)
+		assert.Contains(t, err.Error(), `pointcut "a12": 1:8: expands to more than 10000 terms`)
+		assert.NotContains(t, err.Error(), "a13", "names that only fail through a12 are not reported")
+		assert.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(16<<20), "bytes allocated (about 80 kB a definition)")
+	}
+}
+
+// TestChainSharesNodes: a chain within the bound compiles to a graph linear in
+// its length, and the expression using it is checked at the reference.
+func TestChainSharesNodes(t *testing.T) {
+	env, err := NewEnv(chain(11, "||"))
+	require.NoError(t, err)
+	p, _, ok := env.Lookup("a11")
+	require.True(t, ok)
+	assert.Equal(t, 6142, p.Terms())
+	assert.True(t, p.MatchExecution(&Signature{Package: "example.com/x", Name: "F"}))
+	assert.True(t, p.MatchExecution(&Signature{Package: "example.com/y", Name: "G"}), "a0 || !a0 matches everything")
+	assert.Equal(t, 2048, strings.Count(p.String(), "execution("))
+
+	_, err = env.Parse("a11 || a0 || a11")
+	require.Error(t, err)
+	var perr participle.Error
+	require.True(t, errors.As(err, &perr))
+	assert.Equal(t, 14, perr.Position().Column, "at the term that crosses the bound: %v", err)
+	q, err := env.Parse("a11 || a0")
+	require.NoError(t, err)
+	assert.Equal(t, 6144, q.Terms())
+	assert.Equal(t, MaxTerms+1, Or(p, p, p, q).Terms(), "Or saturates just above MaxTerms")
+}
+
+// FuzzEnv compiles named pointcuts from lines "name: expression" and matches
+// with each: cost must stay linear in the input whatever the names do to each
+// other (no pointcut above MaxTerms, allocation bounded per definition and per
+// input byte; the parser allocates about 80 kB a definition).
+func FuzzEnv(f *testing.F) {
+	f.Add("a: execution(* x.F(..))\nb: a || !a\nc: b && b\nd: c || c")
+	f.Add("repo: execution(* example.com/shop/...*(..)) && exported()\napp: repo && !internal\ninternal: within(example.com/shop/internal/...)")
+	f.Add("a: b\nb: a")
+	var text strings.Builder
+	for _, n := range chain(30, "||") {
+		fmt.Fprintf(&text, "%s: %s\n", n.Name, n.Expr)
+	}
+	f.Add(text.String())
+	sigs := []*Signature{clientDo, storeFind, storeLen, mapFn, logf, group, yamlMarshal, {}}
+	f.Fuzz(func(t *testing.T, src string) {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		var named []Named
+		lines := strings.Split(src, "\n")
+		for _, l := range lines {
+			name, expr, _ := strings.Cut(l, ":")
+			named = append(named, Named{Name: strings.TrimSpace(name), Expr: expr})
+		}
+		env, err := NewEnv(named)
+		if err != nil {
+			return
+		}
+		for _, name := range env.Names() {
+			p, _, _ := env.Lookup(name)
+			if p.Terms() > MaxTerms {
+				t.Fatalf("%s has %d terms; want at most %d", name, p.Terms(), MaxTerms)
+			}
+			for _, s := range sigs {
+				p.MatchExecution(s)
+				p.MatchCall(s, sigs[0])
+			}
+			p.MayMatchPackage("example.com/x")
+		}
+		runtime.ReadMemStats(&m1)
+		if got, limit := m1.TotalAlloc-m0.TotalAlloc, uint64(1<<20+128<<10*len(lines)+4096*len(src)); got > limit {
+			t.Errorf("%d input bytes allocated %d bytes; want at most %d", len(src), got, limit)
+		}
+	})
+}
