@@ -152,7 +152,12 @@ func writeKeepFile(root string) (string, error) {
 			break
 		}
 	}
-	src := fmt.Sprintf(`//go:build %s
+	return path, os.WriteFile(path, []byte(KeepSource(pkg)), 0o644)
+}
+
+// KeepSource is the content of KeepFile for package pkg.
+func KeepSource(pkg string) string {
+	return fmt.Sprintf(`//go:build %s
 
 // This file keeps the tigris runtime in go.mod: instrumented builds link it,
 // but no package of this module imports it, so go mod tidy would drop the
@@ -167,7 +172,6 @@ import (
 	_ %q
 )
 `, KeepTag, KeepTag, pkg, RuntimeModule+"/monitor", RuntimeModule+"/monitor/analyzer", RuntimeModule+"/monitor/atexit", RuntimeModule+"/monitor/admin")
-	return path, os.WriteFile(path, []byte(src), 0o644)
 }
 
 // quoteAll quotes arguments for a shell where they need it.

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/bench"
-	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
+	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 )

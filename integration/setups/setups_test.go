@@ -3,16 +3,20 @@ package setups
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
+	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/writer"
+	"github.com/tigrisgo/tigris/setup"
 )
 
 // Build setups users' CI jobs have (issue 10; ../shared/REFERENCES.md lists
@@ -113,7 +117,7 @@ func wantRecords(t *testing.T, pkgs map[string]int, names ...string) {
 // go.mod or go.sum changes ("inconsistent vendoring" after a tool edited go.mod
 // is what users of peer tools hit).
 func TestSetupVendor(t *testing.T) {
-	files := map[string]string{"tools.go": itest.RuntimeImportFile}
+	files := map[string]string{setup.KeepFile: itest.RuntimeImportFile}
 	for k, v := range itest.ShopFiles {
 		files[k] = v
 	}
@@ -283,9 +287,8 @@ func requiredVersion(t *testing.T, path string) string {
 	return ""
 }
 
-// TestSetupVersionMismatch: the module requires a tigris whose monitor runtime
-// is not the one this tigris binary generates code for (here: one from before
-// the monitor carried a CodeVersion). The build stops at the first
+// TestSetupVersionMismatch: the module requires a tigris runtime that is not
+// the one this tigris binary generates code for (here: an older one). The build stops at the first
 // instrumented package with a message naming both sides and the two ways out,
 // not with compile errors in generated code or a link error.
 func TestSetupVersionMismatch(t *testing.T) {
@@ -298,15 +301,20 @@ func TestSetupVersionMismatch(t *testing.T) {
 		}
 		itest.WriteFile(t, filepath.Join(old, name), string(data))
 	}
-	for _, d := range []string{"monitor", "monitor/admin", "settings", "writer", "pointcut", "dsl", "internal/num"} {
+	// The runtime of an older tigris: CodeVersion one lower.
+	codeVersion := regexp.MustCompile(`(?m)^const CodeVersion = [0-9]+$`)
+	for _, d := range []string{"monitor", "monitor/admin", "monitor/analyzer", "monitor/atexit", "settings", "writer", "pointcut", "dsl", "internal/num"} {
 		files, _ := filepath.Glob(filepath.Join(itest.RepoRoot, "runtime", filepath.FromSlash(d), "*"))
 		for _, f := range files {
-			if fi, err := os.Stat(f); err != nil || fi.IsDir() || strings.HasSuffix(f, "_test.go") || filepath.Base(f) == "version.go" && d == "monitor" {
+			if fi, err := os.Stat(f); err != nil || fi.IsDir() || strings.HasSuffix(f, "_test.go") {
 				continue
 			}
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if d == "monitor" {
+				data = codeVersion.ReplaceAll(data, []byte(fmt.Sprintf("const CodeVersion = %d", monitor.CodeVersion-1)))
 			}
 			itest.WriteFile(t, filepath.Join(old, filepath.FromSlash(d), filepath.Base(f)), string(data))
 		}
@@ -331,10 +339,10 @@ func TestSetupVersionMismatch(t *testing.T) {
 		t.Fatalf("the build succeeded against a monitor of another version:\n%s", out)
 	}
 	for _, want := range []string{
-		"version mismatch", "generates code for monitor runtime version 1",
+		"version mismatch", fmt.Sprintf("generates code for monitor runtime version %d", monitor.CodeVersion),
 		// (the go command shortens the path of the replacement relative to its directory)
-		"github.com/tigrisgo/tigris/runtime v0.9.0 => ", filepath.Base(old), "monitor runtime is version none",
-		"go tool tigris go build", "go get -tool github.com/tigrisgo/tigris/cmd/tigris@",
+		"github.com/tigrisgo/tigris/runtime v0.9.0 => ", filepath.Base(old), fmt.Sprintf("monitor runtime is version %d", monitor.CodeVersion-1),
+		"use the tigris that matches the module", "run tigris init in the module",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the message lacks %q:\n%s", want, out)

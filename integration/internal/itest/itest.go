@@ -38,6 +38,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
+	"github.com/tigrisgo/tigris/setup"
 )
 
 var (
@@ -68,11 +69,11 @@ func Main(m *testing.M) int {
 		return m.Run()
 	}
 	defer os.RemoveAll(tmp)
-	setupErr = setup(tmp)
+	setupErr = prepare(tmp)
 	return m.Run()
 }
 
-func setup(tmp string) error {
+func prepare(tmp string) error {
 	wd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -187,17 +188,9 @@ func RuntimeRequire() string {
 	return fmt.Sprintf("require %s v0.0.0\n\nreplace %s => %s\n", RuntimeModule, RuntimeModule, filepath.Join(RepoRoot, "runtime"))
 }
 
-// RuntimeImportFile is a tools.go that makes go mod vendor copy the runtime
-// (docs/config.md, "Vendoring").
-const RuntimeImportFile = `//go:build tools
-
-package main
-
-import (
-	_ "github.com/tigrisgo/tigris/runtime/monitor"
-	_ "github.com/tigrisgo/tigris/runtime/monitor/admin"
-)
-`
+// RuntimeImportFile is the tigris_runtime.go tigris init writes: it makes go
+// mod tidy keep the runtime and go mod vendor copy it.
+var RuntimeImportFile = setup.KeepSource("main")
 
 // WriteRuntimeSum writes a go.sum with what the runtime module needs into dir.
 func WriteRuntimeSum(t *testing.T, dir string) {
