@@ -19,9 +19,9 @@ import (
 // adminFiles is a program that calls loop.Tick every millisecond until it is
 // stopped (or two minutes pass, should the test die without stopping it).
 var adminFiles = map[string]string{
-	// The instrumented tests' config: the same fingerprint, so the standard
-	// library compiled for them is reused.
-	"tigris.yaml": itest.ShopConfig,
+	// The instrumented tests' config, with the admin endpoint linked (the
+	// test starts it with TIGRIS_ADMIN).
+	"tigris.yaml": itest.ShopConfig + "admin:\n  link: true\n",
 	"loop/loop.go": `package loop
 
 // Tick does a little work.
