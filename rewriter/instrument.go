@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tigrisgo/tigris/config"
@@ -323,7 +324,10 @@ func (pj *packageJob) probe(c candidate) string {
 
 // exitCall returns the deferred exit call. Functions returning an error or a
 // result with a cheap size get their results named (unnamed ones become
-// __tgrN) so the deferred closure sees the values actually returned.
+// __tgrN) and the exit reads them through pointers taken at entry, so it sees
+// the values actually returned. No closure is deferred: a closure would take
+// the name f.func1 and renumber the function's own literals, which tracebacks
+// and profiles show.
 func (pj *packageJob) exitCall(i int, fd *ast.FuncDecl, sig *types.Signature) string {
 	res := sig.Results()
 	if res.Len() == 0 {
@@ -333,26 +337,27 @@ func (pj *packageJob) exitCall(i int, fd *ast.FuncDecl, sig *types.Signature) st
 	if isError(res.At(res.Len() - 1).Type()) {
 		errIdx = res.Len() - 1
 	}
-	sizeIdx := -1
-	if errIdx != 0 && sizeExpr(res.At(0).Type(), "x") != "" {
-		sizeIdx = 0
+	kind := ""
+	if errIdx != 0 && generics(pj.job.Lang) {
+		kind = sizeKind(res.At(0).Type())
 	}
-	if errIdx < 0 && sizeIdx < 0 {
+	if errIdx < 0 && kind == "" {
 		return "__tg.Exit(nil)"
 	}
 	names := pj.nameResults(i, fd.Type.Results)
+	if kind == "" {
+		return fmt.Sprintf("__tg.ExitErr(&%s)", names[errIdx])
+	}
 	errArg := "nil"
 	if errIdx >= 0 {
-		errArg = names[errIdx]
+		errArg = "&" + names[errIdx]
 	}
-	if sizeIdx < 0 {
-		return fmt.Sprintf("func() { __tg.Exit(%s) }()", errArg)
-	}
-	return fmt.Sprintf("func() { __tg.ExitSize(%s, %s) }()", errArg, sizeExpr(res.At(0).Type(), names[0]))
+	return fmt.Sprintf("%s.Exit%s(&__tg, %s, &%s)", alias, kind, errArg, names[0])
 }
 
-// sizeExpr is the cheap size of a value of type t named v, or "" if it has none.
-func sizeExpr(t types.Type, v string) string {
+// sizeKind names the exit for a first result of type t with a cheap size
+// (monitor.ExitString, ExitSlice, ExitMap, ExitChan, ExitInt), "" for none.
+func sizeKind(t types.Type) string {
 	if _, ok := t.(*types.TypeParam); ok {
 		return ""
 	}
@@ -360,14 +365,32 @@ func sizeExpr(t types.Type, v string) string {
 	case *types.Basic:
 		switch {
 		case u.Info()&types.IsString != 0:
-			return "int64(len(" + v + "))"
-		case u.Info()&types.IsInteger != 0:
-			return "int64(" + v + ")"
+			return "String"
+		case u.Info()&types.IsInteger != 0 && u.Kind() != types.UntypedInt:
+			return "Int"
 		}
-	case *types.Slice, *types.Map, *types.Chan:
-		return "int64(len(" + v + "))"
+	case *types.Slice:
+		return "Slice"
+	case *types.Map:
+		return "Map"
+	case *types.Chan:
+		return "Chan"
 	}
 	return ""
+}
+
+// generics reports whether a package compiled with -lang=lang may call a
+// generic function with inferred types (go1.18 and later; no -lang: yes).
+func generics(lang string) bool {
+	v, ok := strings.CutPrefix(lang, "go1.")
+	if !ok {
+		return true
+	}
+	if i := strings.IndexByte(v, '.'); i >= 0 {
+		v = v[:i]
+	}
+	n, err := strconv.Atoi(v)
+	return err != nil || n >= 18
 }
 
 // nameResults returns the result names, adding names where there are none (and

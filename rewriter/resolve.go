@@ -486,7 +486,6 @@ func nestedEnviron(env []string) []string {
 	return append(out, nestedEnv+"=1")
 }
 
-
 // buildKey digests everything that selects what the nested go list returns
 // within one build.
 func (r *resolver) buildKey(args []string) string {

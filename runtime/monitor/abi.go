@@ -21,14 +21,18 @@ import (
 //
 //	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() { defer __tg.Exit(nil) };
 //
-// or, for a function with an error result or a result with a cheap size,
-// `defer func() { __tg.ExitSize(err, int64(len(r0))) }()` with the results
-// named. The contract:
+// For a function with an error result the deferred call is
+// `__tg.ExitErr(&err)`, and for one whose first result has a cheap size
+// `__tigris.ExitSlice(&__tg, &err, &r0)` (ExitString, ExitMap, ExitChan,
+// ExitInt), with the results named: the exit reads them through the pointers
+// when the function returns. No closure is deferred, so the user's own
+// function literals keep their names (f.func1, ...) in tracebacks and
+// profiles. The contract:
 //
 //   - Enter inlines to one atomic load and a branch when the probe is off and
 //     returns the zero Call; it never allocates, blocks or panics.
-//   - The Call lives in the instrumented function's frame; Exit and ExitSize
-//     must be called (deferred) with a pointer to it, at most once per Enter
+//   - The Call lives in the instrumented function's frame; the exits must be
+//     called (deferred) with a pointer to it, at most once per Enter
 //     that returned On. A second call is harmless. They tell a panicking exit
 //     from a normal one by where the unwinding panic started relative to the
 //     Call (gslots.go: panicking), so the Call must not be copied elsewhere.
@@ -40,7 +44,7 @@ import (
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 2
+const CodeVersion = 3
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (
@@ -165,6 +169,34 @@ func (c *Call) Exit(err error) {
 // changeability estimate (spread of result sizes).
 func (c *Call) ExitSize(err error, size int64) {
 	c.exit(err != nil, size, true)
+}
+
+// ExitErr is Exit for a function whose error result is *err when it returns.
+func (c *Call) ExitErr(err *error) {
+	c.exit(*err != nil, 0, false)
+}
+
+// failed reports whether an optional error result is set.
+func failed(err *error) bool { return err != nil && *err != nil }
+
+// ExitString ends a call whose first result, *r, is a string (err, when not
+// nil, points to its error result); the size is its length.
+func ExitString[T ~string](c *Call, err *error, r *T) { c.exit(failed(err), int64(len(*r)), true) }
+
+// ExitSlice is ExitString for a slice result.
+func ExitSlice[T ~[]E, E any](c *Call, err *error, r *T) { c.exit(failed(err), int64(len(*r)), true) }
+
+// ExitMap is ExitString for a map result.
+func ExitMap[T ~map[K]V, K comparable, V any](c *Call, err *error, r *T) {
+	c.exit(failed(err), int64(len(*r)), true)
+}
+
+// ExitChan is ExitString for a channel result.
+func ExitChan[T ~chan E, E any](c *Call, err *error, r *T) { c.exit(failed(err), int64(len(*r)), true) }
+
+// ExitInt is ExitString for an integer result: the size is its value.
+func ExitInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](c *Call, err *error, r *T) {
+	c.exit(failed(err), int64(*r), true)
 }
 
 func (c *Call) exit(failed bool, size int64, hasSize bool) {

@@ -1,0 +1,280 @@
+package invisible
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
+)
+
+// initModule writes a module with files, then runs `tigris init` in it as a
+// new user would (with this checkout's runtime) and returns its directory.
+// go.mod's go line must survive init and go mod tidy.
+func initModule(t *testing.T, goLine string, files map[string]string) string {
+	t.Helper()
+	itest.RequireGo(t)
+	dir := t.TempDir()
+	itest.WriteFile(t, filepath.Join(dir, "go.mod"), "module example.com/fixture\n\ngo "+goLine+"\n")
+	for name, content := range files {
+		itest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
+	}
+	itest.Tigris(t, dir, nil, "init", "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
+	itest.Go(t, dir, nil, "mod", "tidy")
+	if got := goDirective(t, dir); got != goLine {
+		t.Fatalf("the go line is %s after tigris init and go mod tidy; it was %s", got, goLine)
+	}
+	return dir
+}
+
+func goDirective(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^go ([0-9.]+)`).FindSubmatch(data)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
+}
+
+// sameVerdict runs the module's tests plain and through tigris with every
+// probe in fine mode, wants both to pass, and wants the instrumented tests to
+// have recorded calls (so that something was instrumented). env is added to
+// both runs.
+func sameVerdict(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	goArgs := append([]string{"test", "-count=1"}, args...)
+	plain, code := itest.Run(t, dir, env, itest.GoExe, goArgs...)
+	if code != 0 {
+		t.Fatalf("the plain tests fail (the fixture is wrong):\n%s", plain)
+	}
+	traces := t.TempDir()
+	env = append(env, "TIGRIS_MODE=fine", "TIGRIS_OUT="+filepath.Join(traces, "{binary}-{pid}.tgr"))
+	out, code := itest.Run(t, dir, env, itest.TigrisBin, append([]string{"go"}, goArgs...)...)
+	if code != 0 {
+		t.Fatalf("instrumented tests fail where the plain ones pass:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(traces, "*.tgr"))
+	n := 0
+	for _, f := range files {
+		n += itest.CountRecords(t, f)
+	}
+	if n == 0 {
+		t.Errorf("the instrumented tests recorded no call (%d trace files): nothing was instrumented", len(files))
+	}
+}
+
+// oldGoLineFiles are tests that pass only under the language rules of an old
+// go line: vet checks printf calls with a non-constant format only from go
+// 1.24 on, and loop variables are per iteration only from go 1.22 on.
+var oldGoLineFiles = map[string]string{
+	"report/report.go": `package report
+
+import "fmt"
+
+// Logf is a printf-like helper, as many modules have.
+func Logf(format string, args ...interface{}) string { return fmt.Sprintf(format, args...) }
+
+// Sum adds the numbers, long enough not to be inlined.
+func Sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		if x < 0 {
+			continue
+		}
+		s += x
+	}
+	for i := len(xs) - 1; i >= 0; i-- {
+		s += 0 * xs[i]
+	}
+	return s
+}
+`,
+	"report/report_test.go": `package report
+
+import "testing"
+
+func TestReport(t *testing.T) {
+	msg := Logf("%d items", Sum([]int{1, 2, 3}))
+	if msg != "6 items" {
+		t.Fatalf(msg) // a non-constant format: vet complains from go 1.24 on
+	}
+}
+
+func TestLoopVariable(t *testing.T) {
+	var fs []func() int
+	for i := 0; i < 3; i++ {
+		fs = append(fs, func() int { return i })
+	}
+	if fs[0]() != 3 {
+		t.Fatal("loop variables are per iteration: the module's go line is no longer its own")
+	}
+}
+`,
+}
+
+// TestOldGoLine: a module declaring go 1.20 (and one declaring 1.16, before
+// module graph pruning) keeps its go line through tigris init and go mod tidy,
+// and its tests, which depend on that line's rules, pass instrumented.
+func TestOldGoLine(t *testing.T) {
+	for _, line := range []string{"1.16", "1.20"} {
+		t.Run(line, func(t *testing.T) {
+			dir := initModule(t, line, oldGoLineFiles)
+			sameVerdict(t, dir, nil, "./...")
+			if got := goDirective(t, dir); got != line {
+				t.Errorf("go line %s after the instrumented test; want %s", got, line)
+			}
+		})
+	}
+}
+
+// allocFiles: an allocation test around a constructor the compiler inlines,
+// so that the value it returns stays on the caller's stack.
+var allocFiles = map[string]string{
+	"buf/buf.go": `package buf
+
+// Buf is a small fixed buffer.
+type Buf struct {
+	b [64]byte
+	n int
+}
+
+// New returns an empty Buf. It is inlined, so &Buf{} does not escape.
+func New() *Buf { return &Buf{} }
+
+// Write appends p.
+func (d *Buf) Write(p []byte) int {
+	n := copy(d.b[d.n:], p)
+	d.n += n
+	return n
+}
+
+// Checksum is large enough not to be inlined: it gets a probe.
+func Checksum(p []byte) uint32 {
+	var h uint32 = 2166136261
+	for _, c := range p {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	for i := 0; i < len(p); i += 8 {
+		h += uint32(i)
+	}
+	return h
+}
+`,
+	"buf/buf_test.go": `package buf
+
+import "testing"
+
+func TestAllocs(t *testing.T) {
+	b := []byte("hello")
+	if n := testing.AllocsPerRun(100, func() {
+		d := New()
+		d.Write(b)
+		_ = Checksum(d.b[:d.n])
+	}); n != 0 {
+		t.Fatalf("got %v alloc(s); want 0", n)
+	}
+}
+`,
+}
+
+// TestAllocsAroundInlinedConstructor: the module's own allocation test passes
+// instrumented, because the inlined constructor keeps no probe (the default
+// monitor.inlinable: skip), while the larger function does get one. With
+// monitor.inlinable: probe the same test fails: the policy is what keeps it.
+func TestAllocsAroundInlinedConstructor(t *testing.T) {
+	dir := initModule(t, "1.21", allocFiles)
+	sameVerdict(t, dir, nil, "./...")
+	match := itest.Tigris(t, dir, nil, "match", "-v", "./...")
+	for _, want := range []string{"buf.New() ", "the compiler inlines it", "buf.Checksum([]byte) uint32  ["} {
+		if !strings.Contains(match, want) {
+			t.Errorf("tigris match lacks %q:\n%s", want, match)
+		}
+	}
+
+	cfg := filepath.Join(dir, "tigris.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := strings.Replace(string(data), "monitor:\n", "monitor:\n  inlinable: probe\n", 1)
+	itest.WriteFile(t, cfg, probe)
+	out, code := itest.Run(t, dir, []string{"TIGRIS_MODE=fine"}, itest.TigrisBin, "go", "test", "-count=1", "./...")
+	if code == 0 || !strings.Contains(out, "alloc(s); want 0") {
+		t.Errorf("with inlinable: probe the allocation test should fail (the probe stops New's inlining), got exit %d:\n%s", code, out)
+	}
+}
+
+// pluginFiles: a plugin that imports only the standard library, and a module
+// whose instrumented test loads it.
+var pluginFiles = map[string]string{
+	"plug/plug.go": `package main
+
+import "strings"
+
+// Shout is what the host calls.
+func Shout(s string) string { return strings.ToUpper(s) + "!" }
+`,
+	"host/host.go": `package host
+
+import (
+	"fmt"
+	"plugin"
+)
+
+// Call loads the plugin at path and calls its Shout.
+func Call(path, s string) (string, error) {
+	p, err := plugin.Open(path)
+	if err != nil {
+		return "", err
+	}
+	f, err := p.Lookup("Shout")
+	if err != nil {
+		return "", err
+	}
+	shout, ok := f.(func(string) string)
+	if !ok {
+		return "", fmt.Errorf("Shout has type %T", f)
+	}
+	return shout(s), nil
+}
+`,
+	"host/host_test.go": `package host
+
+import (
+	"os"
+	"testing"
+)
+
+func TestPlugin(t *testing.T) {
+	got, err := Call(os.Getenv("PLUGIN"), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "HI!" {
+		t.Fatalf("got %q", got)
+	}
+}
+`,
+}
+
+// TestPluginBuiltPlain: a plugin built by a plain go build loads into a test
+// binary built through tigris: the standard library is compiled unchanged.
+func TestPluginBuiltPlain(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("plugins need linux or darwin")
+	}
+	dir := initModule(t, "1.21", pluginFiles)
+	plug := filepath.Join(t.TempDir(), "plug.so")
+	if out, code := itest.Run(t, dir, []string{"CGO_ENABLED=1"}, itest.GoExe, "build", "-buildmode=plugin", "-o", plug, "./plug"); code != 0 {
+		t.Fatalf("building the plugin:\n%s", out)
+	}
+	sameVerdict(t, dir, []string{"CGO_ENABLED=1", "PLUGIN=" + plug}, "./host")
+}
