@@ -45,7 +45,6 @@ func now() int64 { return clock().Sub(monitor.Started()).Nanoseconds() }
 // its timer. One pending signal is enough.
 var anWake = make(chan struct{}, 1)
 
-
 // analysisConf is a validated, compiled settings.Analysis.
 type analysisConf struct {
 	settings settings.Analysis

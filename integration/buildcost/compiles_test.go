@@ -1,0 +1,243 @@
+package buildcost
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
+)
+
+// compileLine matches the compile commands `go build -x` prints, with or
+// without tigris in front, and captures the package (-p).
+var compileLine = regexp.MustCompile(`/compile(?:\.exe)? .*?-p (\S+)`)
+
+// compiled runs a build with -x and returns the import paths it compiled,
+// sorted, and whether it linked.
+func compiled(t *testing.T, dir string, env []string, exe string, args ...string) (pkgs []string, linked bool) {
+	t.Helper()
+	out, code := itest.Run(t, dir, env, exe, args...)
+	if code != 0 {
+		t.Fatalf("%s %s: exit %d\n%s", filepath.Base(exe), strings.Join(args, " "), code, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if m := compileLine.FindStringSubmatch(line); m != nil && !strings.Contains(line, "-V=full") {
+			pkgs = append(pkgs, m[1])
+		}
+		if strings.Contains(line, "/link ") && strings.Contains(line, "-o ") {
+			linked = true
+		}
+	}
+	sort.Strings(pkgs)
+	return slices.Compact(pkgs), linked
+}
+
+// costFiles: a module of three packages. The config selects functions in
+// shop and web only; util has none; main imports all three.
+var costFiles = map[string]string{
+	"util/util.go": `package util
+
+// Clamp keeps v within [lo, hi].
+func Clamp(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+`,
+	"shop/shop.go": `package shop
+
+import "example.com/itest/util"
+
+// Price computes a price, big enough not to be inlined.
+func Price(n int) int {
+	total := 0
+	for i := 0; i < n; i++ {
+		total += util.Clamp(i*3, 0, 100)
+	}
+	for i := 0; i < n; i++ {
+		total -= i % 2
+	}
+	return total
+}
+
+// Tax is another function the config may select.
+func Tax(n int) int {
+	t := 0
+	for i := 0; i < n; i++ {
+		t += i % 7
+	}
+	for i := 0; i < n; i++ {
+		t ^= i
+	}
+	return t
+}
+`,
+	"web/web.go": `package web
+
+import (
+	"fmt"
+
+	"example.com/itest/shop"
+)
+
+// Render formats a page.
+func Render(n int) string {
+	s := ""
+	for i := 0; i < n; i++ {
+		s += fmt.Sprint(shop.Price(i))
+	}
+	for i := 0; i < n; i++ {
+		s += "."
+	}
+	return s
+}
+`,
+	"main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/itest/util"
+	"example.com/itest/web"
+)
+
+func main() { fmt.Println(len(web.Render(util.Clamp(5, 0, 9)))) }
+`,
+}
+
+const costConfig = `version: 1
+monitor:
+  include: ["execution(* example.com/itest/shop.*(..))", "execution(* example.com/itest/web.*(..))"]
+`
+
+// TestCompilesOnlyWhatChanges pins issue 19's points 2, 3 and 5 on a cache
+// that holds the plain build (the shared test cache, where the standard
+// library and the module were compiled plain first):
+//
+//   - the first instrumented build compiles the packages with matches and
+//     what imports them, never a standard-library package or util;
+//   - a pointcut edit that changes the matches in one package recompiles that
+//     package (and what imports it), a revert hits the cache, and a change of
+//     run-time settings recompiles nothing (it relinks);
+//   - a plain build afterwards is byte-identical to the plain build before.
+func TestCompilesOnlyWhatChanges(t *testing.T) {
+	dir := itest.NewModule(t, costFiles)
+	out := t.TempDir()
+	plainBin := filepath.Join(out, "plain")
+	itest.Go(t, dir, nil, "build", "-o", plainBin, ".")
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig)
+	build := func() ([]string, bool) {
+		return compiled(t, dir, nil, itest.TigrisBin, "go", "build", "-x", "-o", filepath.Join(out, "inst"), ".")
+	}
+
+	pkgs, _ := build()
+	// shop and web have matches; main imports web, whose export data now
+	// names the runtime.
+	if want := []string{"example.com/itest/shop", "example.com/itest/web", "main"}; !subset(pkgs, want) || !slices.Contains(pkgs, "example.com/itest/shop") || !slices.Contains(pkgs, "example.com/itest/web") {
+		t.Errorf("first instrumented build compiled %q; want only (a part of) %q", pkgs, want)
+	}
+	t.Logf("first instrumented build on the warm plain cache compiled %q", pkgs)
+	if got, want := itest.RunProgram(t, filepath.Join(out, "inst")), itest.RunProgram(t, plainBin); got != want {
+		t.Errorf("the instrumented program printed %q, the plain one %q", got, want)
+	}
+
+	// Nothing changed: nothing to compile.
+	if pkgs, _ := build(); len(pkgs) != 0 {
+		t.Errorf("a second identical build compiled %q", pkgs)
+	}
+
+	// An edit that changes the matches of web only (to none: web's plain
+	// object comes back from the cache).
+	edited := strings.Replace(costConfig, `"execution(* example.com/itest/web.*(..))"`, `"execution(* example.com/itest/web.Nothing(..))"`, 1)
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), edited)
+	pkgs, _ = build()
+	if len(pkgs) == 0 || !subset(pkgs, []string{"example.com/itest/web", "main"}) {
+		t.Errorf("after an edit of web's pointcut the build compiled %q; want web and what imports it, not shop", pkgs)
+	}
+
+	// An edit that changes the matches of shop only: shop is recompiled.
+	tax := strings.Replace(edited, `"execution(* example.com/itest/shop.*(..))"`, `"execution(* example.com/itest/shop.Tax(..))"`, 1)
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), tax)
+	pkgs, _ = build()
+	if !slices.Contains(pkgs, "example.com/itest/shop") || !subset(pkgs, []string{"example.com/itest/shop", "example.com/itest/web", "main"}) {
+		t.Errorf("after an edit of shop's pointcut the build compiled %q; want shop (and what imports it)", pkgs)
+	}
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), edited)
+	build()
+
+	// An edit of shop's pointcut that selects the same functions: nothing.
+	same := strings.Replace(edited, `"execution(* example.com/itest/shop.*(..))"`, `"execution(* example.com/itest/shop.*(..)) || execution(* example.com/itest/other.*(..))"`, 1)
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), same)
+	if pkgs, _ := build(); len(pkgs) != 0 {
+		t.Errorf("an edit that selects the same functions compiled %q", pkgs)
+	}
+
+	// Back to the first config: every compile is in the cache.
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig)
+	if pkgs, _ := build(); len(pkgs) != 0 {
+		t.Errorf("reverting the config compiled %q; want cache hits", pkgs)
+	}
+
+	// Run-time settings only: a relink, no compile.
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig+"  mode: fine\n  sampling: 50%\n")
+	pkgs, linked := build()
+	if len(pkgs) != 0 || !linked {
+		t.Errorf("a settings change compiled %q (linked: %v); want a relink only", pkgs, linked)
+	}
+
+	// The plain cache is untouched: a plain build is the plain binary again.
+	again := filepath.Join(out, "again")
+	itest.Go(t, dir, nil, "build", "-o", again, ".")
+	a, _ := os.ReadFile(plainBin)
+	b, _ := os.ReadFile(again)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("a plain build after the instrumented ones differs from the plain build before them")
+	}
+}
+
+// subset reports whether every element of got is in allowed.
+func subset(got, allowed []string) bool {
+	for _, g := range got {
+		if !slices.Contains(allowed, g) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestNothingMatchedIsPlain: a config that selects nothing in the build runs
+// the go command plainly: no compile goes through tigris, nothing is
+// compiled on a warm cache, and the binary is the plain one (it links no
+// tigris code).
+func TestNothingMatchedIsPlain(t *testing.T) {
+	dir := itest.NewModule(t, costFiles)
+	out := t.TempDir()
+	plainBin := filepath.Join(out, "plain")
+	itest.Go(t, dir, nil, "build", "-o", plainBin, ".")
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), "version: 1\nmonitor:\n  include: [\"execution(* example.com/elsewhere/...*(..))\"]\n")
+	inst := filepath.Join(out, "inst")
+	xout := itest.Tigris(t, dir, nil, "go", "build", "-x", "-o", inst, ".")
+	if strings.Contains(xout, "toolexec") {
+		t.Errorf("a build that selects nothing ran through tigris:\n%s", xout)
+	}
+	if pkgs, _ := compiled(t, dir, nil, itest.TigrisBin, "go", "build", "-x", "-o", inst, "."); len(pkgs) != 0 {
+		t.Errorf("it compiled %q on a warm cache", pkgs)
+	}
+	a, _ := os.ReadFile(plainBin)
+	b, _ := os.ReadFile(inst)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("the binary differs from the plain build's")
+	}
+	if bytes.Contains(b, []byte("tigrisgo/tigris/runtime")) {
+		t.Error("the binary links tigris code")
+	}
+}
