@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,12 +80,25 @@ func Default() *Config {
 // Load reads and parses the file at path. Errors about the content are an
 // ErrorList; a file that cannot be read gives the *fs.PathError.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most a tigris.yaml may hold (the build reads it for every instrumented package)", path, MaxSize)
+	}
 	return Parse(path, data)
 }
+
+// MaxSize is the largest tigris.yaml Load reads: 1 MiB. A config is read by
+// every instrumented compile and link of a build; far below this size it
+// already says everything a config can say.
+const MaxSize = 1 << 20
 
 // Find returns the path of the tigris.yaml in dir or in the nearest parent
 // directory, stopping at the file system root. When there is none the error is a

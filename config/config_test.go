@@ -528,3 +528,22 @@ func TestIncludeEntriesTogetherBounded(t *testing.T) {
 		t.Errorf("error = %v\nwant %s", err, want)
 	}
 }
+
+// TestLoadSizeLimit: a file over MaxSize is refused before it is parsed.
+func TestLoadSizeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	big := "version: 1\n# " + strings.Repeat("x", MaxSize) + "\n"
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+		t.Fatalf("Load of a %d-byte config: %v; want the size error", len(big), err)
+	}
+	if err := os.WriteFile(path, []byte("version: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err != nil {
+		t.Fatal(err)
+	}
+}

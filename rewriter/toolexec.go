@@ -106,6 +106,9 @@ func RunTool(opts SessionOptions, toolArgs []string, stdio Stdio) error {
 		return p.exec(p.args)
 	}
 	p.session = s
+	if err := checkToolchain(p.tool); err != nil {
+		return err
+	}
 	if p.name == "compile" {
 		return p.compile()
 	}
@@ -140,6 +143,9 @@ func (p *proxy) planned() error {
 		return fmt.Errorf("loading the tigris config: %w", err)
 	}
 	p.session = s
+	if err := checkToolchain(p.tool); err != nil {
+		return err
+	}
 	if p.name == "compile" {
 		return p.compile()
 	}

@@ -1,0 +1,196 @@
+// Command buildcost measures what tigris adds to a build (issue 19): for a
+// target it times plain and instrumented builds from an empty cache and on
+// warm ones, counts the compiler invocations of each (go build -x), and
+// reports the largest process's peak memory. It prints a Markdown table for
+// docs/performance.md.
+//
+//	go run ./bench/buildcost            # examples/moobench and golang.org/x/sync
+//	go run ./bench/buildcost -target moobench
+//
+// Each step runs once; run it on an idle machine. The empty-cache steps
+// compile the standard library from scratch (about a minute each on two
+// cores).
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// target is a module to build: how to build it and two configs that differ in
+// the matches of one package.
+type target struct {
+	name   string
+	dir    string   // where the go command runs
+	build  []string // go arguments after the subcommand flags, e.g. {"build", "-o", OUT, "."}
+	config string   // the config
+	edited string   // the config with the matches of one package changed
+}
+
+var compileLine = regexp.MustCompile(`/compile(?:\.exe)? .*?-p (\S+)`)
+
+// result is one measured step.
+type result struct {
+	step     string
+	seconds  float64
+	compiles int
+	maxRSSMB float64
+}
+
+func main() {
+	only := flag.String("target", "", "measure only this target (moobench or xsync)")
+	flag.Parse()
+	log.SetFlags(0)
+	root, err := os.Getwd()
+	if err != nil {
+		log.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp("", "tigris-buildcost-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	tigris := filepath.Join(tmp, "tigris")
+	run(root, nil, "go", "build", "-o", tigris, "./cmd/tigris")
+
+	var targets []target
+	if *only == "" || *only == "moobench" {
+		targets = append(targets, moobench(root, tmp))
+	}
+	if *only == "" || *only == "xsync" {
+		targets = append(targets, xsync(root, tmp))
+	}
+	for _, t := range targets {
+		fmt.Printf("\n### %s\n\n", t.name)
+		fmt.Println("| step | wall | compiles | peak RSS (largest process) |")
+		fmt.Println("|---|---|---|---|")
+		for _, r := range measure(t, tigris, tmp) {
+			fmt.Printf("| %s | %.1f s | %d | %.0f MB |\n", r.step, r.seconds, r.compiles, r.maxRSSMB)
+		}
+	}
+}
+
+func moobench(root, tmp string) target {
+	dir := filepath.Join(root, "examples", "moobench")
+	data, err := os.ReadFile(filepath.Join(dir, "tigris.yaml"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := filepath.Join(tmp, "moobench.yaml")
+	write(cfg, string(data))
+	edited := filepath.Join(tmp, "moobench-edited.yaml")
+	write(edited, strings.Replace(string(data), `include: [`, `include: ["execution(* github.com/tigrisgo/tigris/examples/moobench.clockPair(..))", `, 1))
+	return target{name: "examples/moobench (go build)", dir: dir, build: []string{"build", "-o", filepath.Join(tmp, "moobench-bin"), "."}, config: cfg, edited: edited}
+}
+
+// xsync copies golang.org/x/sync from the module cache, requires the runtime
+// of this checkout, and builds its test binaries.
+func xsync(root, tmp string) target {
+	out := run(root, nil, "go", "list", "-m", "-f", "{{.Dir}}", "golang.org/x/sync")
+	src := strings.TrimSpace(out)
+	dir := filepath.Join(tmp, "xsync")
+	run(root, nil, "cp", "-r", src, dir)
+	run(root, nil, "chmod", "-R", "u+w", dir)
+	env := []string{"GOWORK=off", "GOFLAGS=-mod=mod"}
+	run(dir, env, "go", "mod", "edit", "-require=github.com/tigrisgo/tigris/runtime@v0.0.0", "-replace=github.com/tigrisgo/tigris/runtime="+filepath.Join(root, "runtime"))
+	sum, _ := os.ReadFile(filepath.Join(root, "runtime", "go.sum"))
+	old, _ := os.ReadFile(filepath.Join(dir, "go.sum"))
+	write(filepath.Join(dir, "go.sum"), string(old)+string(sum))
+	cfg := filepath.Join(tmp, "xsync.yaml")
+	write(cfg, "version: 1\nmonitor:\n  include: [\"execution(* golang.org/x/sync/...*(..))\"]\n")
+	edited := filepath.Join(tmp, "xsync-edited.yaml")
+	write(edited, "version: 1\nmonitor:\n  include: [\"execution(* golang.org/x/sync/...*(..))\"]\n  exclude: [\"execution(* golang.org/x/sync/semaphore.*(..))\"]\n")
+	return target{name: "golang.org/x/sync test binaries (go test -c ./...)", dir: dir, build: []string{"test", "-c", "-o", filepath.Join(tmp, "xsync-bin") + "/", "./..."}, config: cfg, edited: edited}
+}
+
+// measure runs the steps of one target.
+func measure(t target, tigris, tmp string) []result {
+	os.MkdirAll(filepath.Join(tmp, "xsync-bin"), 0o777)
+	cacheN := 0
+	fresh := func() string {
+		cacheN++
+		return filepath.Join(tmp, fmt.Sprintf("cache-%d", cacheN))
+	}
+	nothing := filepath.Join(tmp, "nothing.yaml")
+	write(nothing, "version: 1\nmonitor:\n  include: [\"execution(* example.com/nowhere/...*(..))\"]\n")
+	plain := func(cache string) result { return step(t.dir, cache, "go", t.build...) }
+	inst := func(cache, cfg string) result {
+		return step(t.dir, cache, tigris, append([]string{"go", "--config", cfg}, t.build...)...)
+	}
+	settings := filepath.Join(tmp, "settings.yaml")
+	data, _ := os.ReadFile(t.config)
+	write(settings, string(data)+"writer:\n  flush: 2s\n")
+
+	var rs []result
+	add := func(name string, r result) { r.step = name; rs = append(rs, r); log.Printf("%s: %s %.1fs %d compiles", t.name, name, r.seconds, r.compiles) }
+	add("plain, empty cache", plain(fresh()))
+	add("instrumented, empty cache", inst(fresh(), t.config))
+	add("nothing matched, empty cache", inst(fresh(), nothing))
+	warm := fresh()
+	plain(warm)
+	add("plain, warm (no-op)", plain(warm))
+	add("nothing matched, warm plain cache", inst(warm, nothing))
+	add("instrumented, first build on the warm plain cache", inst(warm, t.config))
+	add("instrumented, warm (no-op)", inst(warm, t.config))
+	add("pointcut edit (one package's matches)", inst(warm, t.edited))
+	add("pointcut edit reverted", inst(warm, t.config))
+	add("run-time settings edit", inst(warm, settings))
+	return rs
+}
+
+// step runs one build with -x, a GOCACHE of its own and /usr/bin/time.
+func step(dir, cache, exe string, args ...string) result {
+	// -x goes right after the subcommand.
+	for i, a := range args {
+		if a == "build" || a == "test" {
+			args = append(append(append([]string{}, args[:i+1]...), "-x"), args[i+1:]...)
+			break
+		}
+	}
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M", exe}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOCACHE="+cache, "GOWORK=off", "GOFLAGS=-mod=mod")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		log.Fatalf("%s %s: %v\n%s", exe, strings.Join(args, " "), err, stderr.String())
+	}
+	r := result{seconds: time.Since(start).Seconds()}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	for _, l := range lines {
+		if compileLine.MatchString(l) && !strings.Contains(l, "-V=full") {
+			r.compiles++
+		}
+	}
+	if kb, err := strconv.Atoi(strings.TrimSpace(lines[len(lines)-1])); err == nil {
+		r.maxRSSMB = float64(kb) / 1024
+	}
+	return r
+}
+
+func run(dir string, env []string, name string, args ...string) string {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		log.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func write(name, content string) {
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}

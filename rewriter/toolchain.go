@@ -1,0 +1,59 @@
+package rewriter
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// The toolchain check. tigris reads the export data the build's compiler
+// wrote (go/types through go/importer) and hands the compiler code it
+// generated; a tigris built with another Go release than the build's reads
+// export data of a format it may not know and fails deep inside the reader.
+// So before it instruments anything, the proxy compares the release of the
+// toolchain running the build (GOROOT/VERSION next to the tool) with its own.
+
+var (
+	toolchainOnce sync.Once
+	toolchainErr  error
+)
+
+// checkToolchain reports a toolchain of another Go release than this tigris
+// was built with, once per process. A toolchain without a VERSION file (a
+// development build of Go) is not checked.
+func checkToolchain(toolPath string) error {
+	toolchainOnce.Do(func() {
+		goroot := filepath.Dir(filepath.Dir(filepath.Dir(toolPath)))
+		data, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
+		if err != nil {
+			return
+		}
+		line, _, _ := bytes.Cut(data, []byte("\n"))
+		toolchainErr = sameRelease(string(line), runtime.Version())
+	})
+	return toolchainErr
+}
+
+// sameRelease compares the releases (go1.N) of the build's toolchain and of
+// tigris.
+func sameRelease(build, self string) error {
+	if !strings.HasPrefix(build, "go1.") || !strings.HasPrefix(self, "go1.") || release(build) == release(self) {
+		return nil
+	}
+	return fmt.Errorf("tigris was built with %s, but this build compiles with %s; a tigris of one Go release cannot read the export data of another: rebuild tigris with the build's toolchain (GOTOOLCHAIN=%s go install github.com/tigrisgo/tigris/cmd/tigris@<version>, or go install ./cmd/tigris in a checkout)",
+		self, build, build)
+}
+
+// release is "go1.N" of a Go version such as "go1.27.3" or "go1.27rc1".
+func release(v string) string {
+	rest := strings.TrimPrefix(v, "go1.")
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	return "go1." + rest[:end]
+}
