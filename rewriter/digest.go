@@ -55,7 +55,7 @@ func (s *Session) PackageDigest(identity string, syn *pointcut.Syntax, std bool)
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nidentity %s\nstd %v\ninlinable %s\nadmin %v\nselection %s\n",
+	fmt.Fprintf(h, "%s\nidentity %s\nstd %v\ninlinable %s\nadmin %v\nselection\n%s",
 		digestVersion, identity, s.cfg.Std, s.cfg.Inlinable, s.cfg.AdminLink, r)
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -1,9 +1,8 @@
 package pointcut
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
+	"fmt"
+	"strings"
 )
 
 // Decl is a function or method declared in a package, as its syntax shows it.
@@ -22,16 +21,18 @@ type Syntax struct {
 	Idents map[string]bool // every identifier written in the files
 }
 
-// Restrict returns a digest of what p can select in the package s describes,
-// or "" when p selects no function and no call site there. Two pointcuts
-// with the same digest for a package select the same functions and call
-// sites in it, whatever the types say: Restrict replaces every term that the
+// Restrict returns a canonical text of what p can select in the package s
+// describes, or "" when p selects no function and no call site there. Two
+// pointcuts with the same text for a package select the same functions and
+// call sites in it, whatever the types say: Restrict replaces every term that the
 // package's syntax decides for all of its join points by true or false
 // (a package pattern that does not match, a name or receiver pattern that no
 // declaration has, a call(...) of a name the files never write) and digests
-// what remains. So a change of tigris.yaml changes the digest only of the
-// packages whose selection it can change, which is what lets a build
-// recompile just those. Its cost is linear in the size of p's expression
+// writes what remains. So a change of tigris.yaml changes the text only of
+// the packages whose selection it can change, which is what lets a build
+// recompile just those (the rewriter hashes it into a cache key). The text
+// lists the remaining expression graph, each shared subexpression once, so
+// its size and Restrict's cost are linear in the size of p's expression
 // graph and the package's declarations.
 func (p *Pointcut) Restrict(s *Syntax) string {
 	r := &restricter{s: s, memo: map[*node]*node{}, callNames: map[*sigMatcher]bool{}, pkg: &Signature{Package: s.Path}}
@@ -42,7 +43,9 @@ func (p *Pointcut) Restrict(s *Syntax) string {
 	if n.op == opNone {
 		return ""
 	}
-	return hex.EncodeToString(digestNodes(n, map[*node][]byte{}))
+	var b strings.Builder
+	writeGraph(&b, n, map[*node]int{})
+	return b.String()
 }
 
 type restricter struct {
@@ -151,32 +154,26 @@ func (r *restricter) written(m *sigMatcher) bool {
 	return ok
 }
 
-// digestNodes hashes the structure of n: leaves by their canonical text,
-// the operands of "and" and "or" as a sorted set. Shared subexpressions are
-// hashed once.
-func digestNodes(n *node, memo map[*node][]byte) []byte {
-	if d, ok := memo[n]; ok {
-		return d
+// writeGraph writes n in post order, one line a node: its number, its
+// operator, and its operands' numbers or a leaf's canonical text. A node
+// reached twice is written once.
+func writeGraph(b *strings.Builder, n *node, ids map[*node]int) int {
+	if id, ok := ids[n]; ok {
+		return id
 	}
-	h := sha256.New()
-	switch n.op {
-	case opAnd, opOr, opNot:
-		kids := make([][]byte, len(n.kids))
-		for i, k := range n.kids {
-			kids[i] = digestNodes(k, memo)
-		}
-		if n.op != opNot {
-			sort.Slice(kids, func(i, j int) bool { return string(kids[i]) < string(kids[j]) })
-		}
-		h.Write([]byte{byte(n.op)})
-		for _, k := range kids {
-			h.Write(k)
-		}
-	default:
-		h.Write([]byte{byte(n.op)})
-		h.Write([]byte(n.text))
+	kids := make([]int, len(n.kids))
+	for i, k := range n.kids {
+		kids[i] = writeGraph(b, k, ids)
 	}
-	d := h.Sum(nil)
-	memo[n] = d
-	return d
+	id := len(ids)
+	ids[n] = id
+	fmt.Fprintf(b, "%d %d", id, n.op)
+	if len(n.kids) == 0 {
+		fmt.Fprintf(b, " %q", n.text)
+	}
+	for _, k := range kids {
+		fmt.Fprintf(b, " %d", k)
+	}
+	b.WriteByte('\n')
+	return id
 }
