@@ -59,7 +59,7 @@ type listed struct {
 
 // Prepare finds the config, lists the build's packages and computes their
 // digests. env is the environment the go command will run with.
-func Prepare(ctx context.Context, inv *Invocation, env []string) (*Build, error) {
+func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err error) {
 	b := &Build{Inv: inv, GoExe: "go"}
 	if g, err := exec.LookPath("go"); err == nil {
 		b.GoExe = g
@@ -81,14 +81,39 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (*Build, error)
 		b.Why = path + " includes nothing"
 		return b, nil
 	}
+	key := cacheKey(inv, b.GoExe, path, env)
+	if st, ok := load(key); ok {
+		b.Packages, b.Plan, b.Why = st.Packages, st.Plan, st.Why
+		if b.Plan != nil {
+			if b.PlanFile, err = rewriter.WritePlan(b.Plan); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	}
 	pkgs, err := list(ctx, b.GoExe, inv, env)
 	if err != nil {
 		return nil, err
 	}
-	identity, err := rewriter.Identity(b.GoExe, inv.Dir, inv.Command.Flags, env)
+	identity, rtDir, err := rewriter.Identity(b.GoExe, inv.Dir, inv.Command.Flags, env)
 	if err != nil {
 		return nil, err
 	}
+	st := &stored{Dirs: map[string][]fileStamp{}, RtDir: rtDir}
+	if rtDir != "" {
+		st.Runtime = stampTree(rtDir)
+	}
+	for _, p := range pkgs {
+		if !p.std && p.dir != "" {
+			st.Dirs[p.dir] = stampDir(p.dir)
+		}
+	}
+	defer func() {
+		if err == nil {
+			st.Packages, st.Plan, st.Why = b.Packages, b.Plan, b.Why
+			save(key, st)
+		}
+	}()
 	gcflags, err := userGCFlags(inv, env)
 	if err != nil {
 		return nil, err

@@ -28,20 +28,36 @@ const digestVersion = "tigris-package-1"
 // besides its own sources and the config: the tigris executable, the
 // instrumenter's version, and the runtime module's sources as the module
 // graph of the go command in dir (with flags and env) resolves them.
-func Identity(goExe, dir string, flags, env []string) (string, error) {
+// runtimeDir is the directory of those sources when they can change (a
+// replace to a checkout, a workspace module, a vendor copy), "" when they
+// cannot (a module-cache version).
+func Identity(goExe, dir string, flags, env []string) (id, runtimeDir string, err error) {
 	inv := &goInvocation{goExe: goExe, dir: dir, flags: flags}
 	self, err := executableHash()
 	if err != nil {
-		return "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
+		return "", "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
 	}
 	rt, err := runtimeSourcesHash(inv, env)
 	if err != nil {
-		return "", fmt.Errorf("fingerprinting the runtime sources: %w", err)
+		return "", "", fmt.Errorf("fingerprinting the runtime sources: %w", err)
+	}
+	if m, err := locateTigrisModule(inv, env); err == nil && m != nil {
+		if d, immutable := moduleSourceDir(m, inv); !immutable {
+			runtimeDir = d
+		}
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nexe %s\ninstrumenter %s\nruntime %s\n", digestVersion, self, instrumenterVersion, rt)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), runtimeDir, nil
 }
+
+// ExecutableHash is the hex SHA-256 of the running tigris binary (cached by
+// path, size and modification time).
+func ExecutableHash() (string, error) { return executableHash() }
+
+// CacheDir is tigris's own cache directory (os.UserCacheDir()/tigris), ""
+// when there is none.
+func CacheDir() string { return tigrisCacheDir() }
 
 // PackageDigest is the value of a package's DigestFlag in a planned build, ""
 // when tigris leaves the package alone: it is excluded (std without std:

@@ -1,6 +1,9 @@
 package monitor
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // The running goroutine, read without patching the runtime.
 //
@@ -20,7 +23,8 @@ import "unsafe"
 // (they count as normal exits). Layout() says which.
 
 // glayout holds the calibrated offsets; ok is false when the portable slots
-// are in use. It is written once, in init, before any probe can run.
+// are in use. It is written once, at the first registration, before any probe
+// can run.
 var glayout struct {
 	ok      bool
 	goid    uintptr // offset of the goroutine id in g
@@ -36,7 +40,12 @@ const gScan = 256
 // among the first words.
 const panicScan = 32
 
-func init() { glayout.ok = calibrateG() }
+// ensureLayout calibrates once, at the first registration (not in init: the
+// tigris command links this package too, and every toolexec process would
+// pay for it).
+func ensureLayout() { layoutOnce.Do(func() { glayout.ok = calibrateG() }) }
+
+var layoutOnce sync.Once
 
 // Layout describes how the monitor finds the running goroutine: "g" (the
 // calibrated fast path) or "portable".

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -9,6 +10,11 @@ import (
 
 // TestLayout: on the architectures with getg the calibration must find the
 // layout; anything else silently costs a thousand times more per fine call.
+func TestMain(m *testing.M) {
+	ensureLayout()
+	os.Exit(m.Run())
+}
+
 func TestLayout(t *testing.T) {
 	if !haveGetg {
 		t.Skipf("no getg on %s: the portable slots are in use", runtime.GOARCH)

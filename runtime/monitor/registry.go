@@ -54,6 +54,7 @@ func Register(embedded string, probes []Probe, infos []ProbeInfo) {
 
 func register(embedded string, probes []Probe, infos []ProbeInfo, links Links) {
 	defer recoverInternal("register")
+	ensureLayout()
 	if len(probes) != len(infos) {
 		report(fmt.Errorf("register: %d probes but %d descriptions; probes stay off", len(probes), len(infos)))
 		return
