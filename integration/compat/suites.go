@@ -7,16 +7,8 @@ var Modules = []Suite{
 	{Name: "x/sync", Module: "golang.org/x/sync", Version: "v0.24.0", CI: true,
 		Style: "goroutines, defer/recover (errgroup panics), channels, semaphores, singleflight"},
 	{Name: "xxhash", Module: "github.com/cespare/xxhash/v2", Version: "v2.3.0", CI: true,
-		Style: "assembly-backed (amd64/arm64 .s with Go declarations), unsafe",
-		Exclude: []Exclusion{{
-			Pointcut: `execution(* "github.com/cespare/xxhash/v2".New*(..))`,
-			Why: "TestAllocs and TestStringAllocs count allocations of New().Write: a probed function has a defer and is " +
-				"never inlined, so the Digest New returns escapes to the heap",
-		}},
-		Expected: map[string]string{
-			"github.com/cespare/xxhash/v2/dynamic":             pluginLimit,
-			"github.com/cespare/xxhash/v2/dynamic TestDynamic": pluginLimit,
-		}},
+		Style: "assembly-backed (amd64/arm64 .s with Go declarations), unsafe; allocation tests around the " +
+			"inlined New().Write, and a test that loads a plugin built by a plain go build"},
 	{Name: "x/exp", Module: "golang.org/x/exp", Version: "v0.0.0-20261014143641-f0251eb4aa3e",
 		Packages: []string{"golang.org/x/exp/slices", "golang.org/x/exp/maps", "golang.org/x/exp/constraints"},
 		Style:    "generic functions over type sets (slices, maps), instantiated for many types"},
@@ -36,12 +28,15 @@ var Modules = []Suite{
 		Style: "web framework: net/http handlers, middleware closures, httptest servers"},
 	{Name: "protobuf", Module: "google.golang.org/protobuf", Version: "v1.36.12",
 		Style: "generated code (.pb.go), unsafe fast paths, reflection, very big module"},
+	{Name: "pkg/errors", Module: "github.com/pkg/errors", Version: "v0.9.1", CI: true,
+		Style: "no go.mod (language go1.16: vet's printf check at that version), printf-like Wrapf/Errorf, runtime.Callers stacks"},
+	{Name: "go-spew", Module: "github.com/davecgh/go-spew", Version: "v1.1.1",
+		Style: "no go.mod (go1.16 rules), reflection and unsafe, printf-like Printf/Sprintf/Fprintf wrappers"},
+	{Name: "humanize", Module: "github.com/dustin/go-humanize", Version: "v1.1.0",
+		Style: "an old go line (1.16), formatting helpers, big.Int and big.Float"},
+	{Name: "yaml.v2", Module: "gopkg.in/yaml.v2", Version: "v2.4.0",
+		Style: "an old go line (1.15), a hand-written scanner and parser, reflection-based decoding"},
 }
-
-// pluginLimit explains why a test that loads a plugin built by a plain go
-// build fails in an instrumented test binary.
-const pluginLimit = "the test builds a plugin with a plain go build and loads it; an instrumented binary's " +
-	"package runtime carries tigris's goroutine slot, so plugin.Open reports a different version of package runtime"
 
 // Std are the standard-library suites, run with monitor.std on. Packages the
 // monitor runtime itself depends on (strings, sort, encoding/json, net/http, ...)
