@@ -374,7 +374,9 @@ func sizeKind(t types.Type) string {
 	case *types.Map:
 		return "Map"
 	case *types.Chan:
-		return "Chan"
+		if u.Dir() != types.SendOnly {
+			return "Chan"
+		}
 	}
 	return ""
 }

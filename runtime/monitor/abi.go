@@ -191,8 +191,11 @@ func ExitMap[T ~map[K]V, K comparable, V any](c *Call, err *error, r *T) {
 	c.exit(failed(err), int64(len(*r)), true)
 }
 
-// ExitChan is ExitString for a channel result.
-func ExitChan[T ~chan E, E any](c *Call, err *error, r *T) { c.exit(failed(err), int64(len(*r)), true) }
+// ExitChan is ExitString for a channel result that can be received from
+// (chan E or <-chan E; a send-only channel has no size for tigris).
+func ExitChan[T ~chan E | ~<-chan E, E any](c *Call, err *error, r *T) {
+	c.exit(failed(err), int64(len(*r)), true)
+}
 
 // ExitInt is ExitString for an integer result: the size is its value.
 func ExitInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](c *Call, err *error, r *T) {
