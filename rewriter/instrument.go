@@ -184,7 +184,7 @@ func (pj *packageJob) instrument(c candidate) {
 // sourceImportPath is the package's import path without the test-variant suffix:
 // "example.com/shop/repo [example.com/shop/repo.test]" → "example.com/shop/repo".
 func sourceImportPath(job *CompileJob) string {
-	p := os.Getenv("TOOLEXEC_IMPORTPATH")
+	p := job.ToolexecImportPath
 	if i := strings.Index(p, " ["); i >= 0 {
 		p = p[:i]
 	}

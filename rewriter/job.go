@@ -7,6 +7,9 @@ package rewriter
 type CompileJob struct {
 	// ImportPath is the -p value ("example.com/shop/repo", "main", "runtime").
 	ImportPath string
+	// ToolexecImportPath is TOOLEXEC_IMPORTPATH: the package as the go command
+	// names it ("example.com/app", "p [p.test]"), "" when unknown.
+	ToolexecImportPath string
 	// TestVariant is the text in brackets of a test variant's TOOLEXEC_IMPORTPATH
 	// ("p [p.test]" → "p.test"); empty for a plain package.
 	TestVariant string

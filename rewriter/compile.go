@@ -1,0 +1,239 @@
+package rewriter
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The compile step: a package the config selects is parsed, type-checked and
+// rewritten, and the compiler gets the new files and an importcfg that lists
+// the runtime; every other package compiles unchanged.
+
+// compile handles one compile invocation with an active session.
+func (p *proxy) compile() error {
+	ta, err := parseToolArgs(p.args, compileValueFlags, true)
+	if err != nil {
+		return fmt.Errorf("compile: %w", err)
+	}
+	what := ta.value("p")
+	if p.importPath != "" {
+		what = p.importPath
+	}
+	workDir, err := p.compileWorkDir(ta, what)
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
+	// plain is the compile as the go command asked for it, without the
+	// driver's DigestFlag (which only keys the go command's cache).
+	plain, err := ta.commandLine(ta.rewrite(argEdit{drop: []string{DigestFlag}}), workDir)
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
+	files := ta.operandList()
+	if len(files) == 0 {
+		return p.exec(plain)
+	}
+	job := &CompileJob{
+		ImportPath:         ta.value("p"),
+		ToolexecImportPath: p.importPath,
+		TestVariant:        testVariant(p.importPath, files),
+		Files:              slices.Clone(files),
+		Lang:               ta.value("lang"),
+		Std:                ta.bool("std"),
+		Complete:           ta.bool("complete"),
+		WorkDir:            workDir,
+	}
+	var cfg *importConfig
+	if name := ta.value("importcfg"); name != "" {
+		if cfg, err = readImportConfig(name); err != nil {
+			return fmt.Errorf("compiling %s: %w", what, err)
+		}
+		job.ImportCfg = cfg.resolved()
+		job.ImportMap = maps.Clone(cfg.importMap)
+	}
+	if p.opts.Verbose {
+		job.Log = func(format string, args ...any) { p.logf(format, args...) }
+	}
+	// The plain compile that tells which functions the compiler inlines
+	// writes the real output: when no probe is left, it is the result.
+	var plainDone bool
+	job.Inlinable = func() (map[string]bool, error) {
+		inl, quiet, err := p.inliningPass(ta, workDir)
+		plainDone = err == nil && quiet
+		return inl, err
+	}
+
+	changed, err := p.session.Instrument(job)
+	if err != nil {
+		fmt.Fprintf(p.stdio.Stderr, "tigris: warning: instrumenting %s: %v; compiling it unchanged\n", what, err)
+		return p.exec(plain)
+	}
+	if !changed {
+		if p.opts.Keep != "" {
+			os.Remove(job.WorkDir) // only if empty
+		}
+		if plainDone {
+			return nil
+		}
+		return p.exec(plain)
+	}
+	if len(job.Files) == 0 {
+		return fmt.Errorf("compiling %s: the instrumenter left no files to compile", what)
+	}
+
+	edit := argEdit{operands: job.Files, set: map[string]string{}, drop: []string{DigestFlag}}
+	if !job.Complete && ta.bool("complete") {
+		edit.drop = append(edit.drop, "complete")
+	}
+	var missing []string
+	for _, imp := range job.AddedImports {
+		if imp != "unsafe" && imp != "C" && (cfg == nil || !cfg.has(imp)) {
+			missing = append(missing, imp)
+		}
+	}
+	if len(missing) > 0 {
+		if cfg == nil {
+			return fmt.Errorf("compiling %s: instrumented code imports %s, but the compile has no -importcfg to add it to", what, strings.Join(missing, ", "))
+		}
+		if p.nested {
+			// tigris's nested go list compiles only the monitor runtime and
+			// its dependencies, and a dependency of the monitor cannot import
+			// it (an import cycle): compile it as it is, as the parent does.
+			p.logf("compile %s: not instrumented: the monitor runtime depends on it", what)
+			return p.exec(plain)
+		}
+		pkgs, err := p.resolveForCompile(ta, missing)
+		if err != nil {
+			return fmt.Errorf("compiling %s: %w", what, err)
+		}
+		if why := monitorDependency(job, pkgs); why != "" {
+			p.logf("compile %s: not instrumented: %s", what, why)
+			return p.exec(plain)
+		}
+		for _, m := range missing {
+			if _, ok := pkgs[m]; !ok {
+				return fmt.Errorf("compiling %s: go list found no export data for %s", what, m)
+			}
+		}
+		n := cfg.addAll(pkgs)
+		newCfg := filepath.Join(job.WorkDir, "importcfg")
+		if err := writeFileAtomic(newCfg, cfg.bytes()); err != nil {
+			return fmt.Errorf("compiling %s: %w", what, err)
+		}
+		edit.set["importcfg"] = newCfg
+		p.logf("compile %s: added %d packagefile lines for %s", what, n, strings.Join(missing, ", "))
+	}
+	argv, err := ta.commandLine(ta.rewrite(edit), job.WorkDir)
+	if err != nil {
+		return fmt.Errorf("compiling %s: %w", what, err)
+	}
+	return p.exec(argv)
+}
+
+// inliningPass compiles the package unchanged, into its real output, with -m,
+// and returns the functions the compiler says it can inline, by the
+// "file:line" of their declarations (file being the base name; the compiler
+// puts a method's position at its receiver, not its name). quiet reports
+// that the compile printed nothing but its -m lines, so that its output can
+// stand as the package's plain compile. A failing compile returns an error;
+// the caller then compiles the package unchanged, and the compiler reports the
+// user's error itself.
+func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl map[string]bool, quiet bool, err error) {
+	userDiag := false
+	for _, f := range []string{"m", "json", "S", "d", "live"} {
+		if _, ok := ta.flags[f]; ok {
+			userDiag = true // the user's own diagnostics: the real compile prints them
+		}
+	}
+	argv, err := ta.commandLine(ta.rewrite(argEdit{drop: []string{DigestFlag}, flags: []string{"-m"}}), workDir)
+	if err != nil {
+		return nil, false, err
+	}
+	var out bytes.Buffer
+	stdio := p.stdio
+	p.stdio.Stderr = &out
+	err = p.spawn(argv, nil, &out)
+	p.stdio = stdio
+	if err != nil {
+		return nil, false, fmt.Errorf("the plain compile failed")
+	}
+	inl, other := parseCanInline(out.String())
+	return inl, !userDiag && !other, nil
+}
+
+// canInline matches the compiler's -m line for an inlinable function:
+// "path/file.go:12:6: can inline (*T).Name with cost 7 as: ...".
+var canInline = regexp.MustCompile(`^(.*?):(\d+):(\d+): can inline ([^ ]+)`)
+
+// parseCanInline returns the positions of the "can inline" lines and whether
+// out holds anything but -m diagnostics (a line not in the file:line:col form
+// the compiler uses for them).
+func parseCanInline(out string) (map[string]bool, bool) {
+	inl := map[string]bool{}
+	other := false
+	for _, line := range strings.Split(out, "\n") {
+		if line == "" {
+			continue
+		}
+		if m := canInline.FindStringSubmatch(line); m != nil {
+			if !strings.Contains(m[4], ".func") { // function literals
+				inl[filepath.Base(m[1])+":"+m[2]] = true
+			}
+			continue
+		}
+		if !diagLine.MatchString(line) {
+			other = true
+		}
+	}
+	return inl, other
+}
+
+// diagLine is a compiler diagnostic with a position, or -m's "# package" header.
+var diagLine = regexp.MustCompile(`^(# |.*:\d+:\d+: )`)
+
+// resolveForCompile checks that the module graph's monitor runtime is the one
+// this tigris generates code for, and resolves export data for the monitor
+// packages and missing.
+func (p *proxy) resolveForCompile(ta *toolArgs, missing []string) (map[string]string, error) {
+	if err := checkMonitorVersion(p.invocation(), p.env); err != nil {
+		return nil, err
+	}
+	pgo, err := p.invocation().pgoProfile(ta.value("pgoprofile"), p.importPath)
+	if err != nil {
+		return nil, err
+	}
+	r := p.resolver(workFromObjDir(ta.value("importcfg")), pgo)
+	pkgs, err := r.resolve(append(slices.Clone(MonitorPackages), missing...))
+	if err != nil {
+		return nil, fmt.Errorf("resolving export data for %s: %w", strings.Join(missing, ", "), err)
+	}
+	return pkgs, nil
+}
+
+// monitorDependency says why a package the instrumenter rewrote must be
+// compiled unchanged because of the monitor runtime's own dependencies (deps, the
+// resolution of MonitorPackages), or "" when it can import the monitor.
+//
+// A package the monitor imports, directly or not (strings, sort, net/http,
+// participle, ...), would import the monitor back: an import cycle. Every
+// package of the test binary of such a package p (p's test variant, p_test, the
+// test main, packages recompiled against p's test variant) is skipped too: the
+// monitor archive was compiled against the plain p, so the linker would reject
+// it next to the test variant ("fingerprint mismatch").
+func monitorDependency(job *CompileJob, deps map[string]string) string {
+	if _, ok := deps[job.ImportPath]; ok {
+		return "the monitor runtime depends on it (a probe would be an import cycle)"
+	}
+	if tested, ok := strings.CutSuffix(job.TestVariant, ".test"); ok {
+		if _, ok := deps[tested]; ok {
+			return fmt.Sprintf("part of the test binary of %s, which the monitor runtime depends on", tested)
+		}
+	}
+	return ""
+}
