@@ -108,7 +108,7 @@ func goBinary(toolPath string) string {
 		exe = ".exe"
 	}
 	if toolPath != "" {
-		root := filepath.Dir(filepath.Dir(filepath.Dir(toolPath)))
+		root := toolGOROOT(toolPath)
 		if g := filepath.Join(root, "bin", "go"+exe); fileExists(g) {
 			return g
 		}

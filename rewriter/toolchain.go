@@ -27,7 +27,7 @@ var (
 // development build of Go) is not checked.
 func checkToolchain(toolPath string) error {
 	toolchainOnce.Do(func() {
-		goroot := filepath.Dir(filepath.Dir(filepath.Dir(toolPath)))
+		goroot := toolGOROOT(toolPath)
 		data, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
 		if err != nil {
 			return
@@ -56,4 +56,9 @@ func release(v string) string {
 		end++
 	}
 	return "go1." + rest[:end]
+}
+
+// toolGOROOT is the GOROOT of a tool at GOROOT/pkg/tool/GOOS_GOARCH/NAME.
+func toolGOROOT(toolPath string) string {
+	return filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(toolPath))))
 }

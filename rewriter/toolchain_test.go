@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +25,11 @@ func TestSameRelease(t *testing.T) {
 		if err != nil && (strings.Count(err.Error(), "\n") > 0 || !strings.Contains(err.Error(), "GOTOOLCHAIN="+tc.build)) {
 			t.Errorf("the message is not one line naming what to do: %v", err)
 		}
+	}
+}
+
+func TestToolGOROOT(t *testing.T) {
+	if got := toolGOROOT(filepath.FromSlash("/go/pkg/tool/linux_amd64/compile")); got != filepath.FromSlash("/go") {
+		t.Errorf("toolGOROOT = %s", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -417,5 +418,30 @@ func TestCrossBuild(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte("example.com/itest/shop.Fib")) {
 		t.Error("the cross-built binary carries no probe metadata")
+	}
+}
+
+// TestToolchainMismatch: a tigris built with one Go release, used as the
+// toolexec of a build on the other supported release, stops at the first
+// instrumented compile with one line that says what to do, instead of a
+// panic in the export-data reader. The other release comes through the module
+// proxy (GOTOOLCHAIN), as in CI.
+func TestToolchainMismatch(t *testing.T) {
+	itest.RequireGo(t)
+	other := "go1.27.3"
+	if strings.HasPrefix(runtime.Version(), "go1.27") {
+		other = "go1.26.8"
+	}
+	dir := itest.NewModule(t, itest.ShopFiles)
+	out, code := itest.Run(t, dir, []string{"GOTOOLCHAIN=" + other}, itest.TigrisBin, "go", "build", "-o", filepath.Join(t.TempDir(), "app"), ".")
+	if code == 0 {
+		t.Fatalf("the build under %s succeeded with a tigris built by %s:\n%s", other, runtime.Version(), out)
+	}
+	if strings.Contains(out, "go: downloading "+other) && strings.Contains(out, "toolchain not available") || strings.Contains(out, "go: download "+other) {
+		t.Skipf("the %s toolchain cannot be downloaded here:\n%s", other, out)
+	}
+	want := "tigris was built with " + runtime.Version() + ", but this build compiles with " + other
+	if !strings.Contains(out, want) || strings.Contains(out, "panic:") {
+		t.Errorf("want the one-line toolchain message (%q), got:\n%s", want, out)
 	}
 }

@@ -19,8 +19,8 @@
 // Test modules (NewModule) require the runtime module
 // github.com/tigrisgo/tigris/runtime v0.0.0 with a replace to the repo's
 // runtime directory and a copy of its go.sum (RuntimeRequire), and are built with
-// GOFLAGS=-mod=mod, GOWORK=off, GOTOOLCHAIN=local and the inherited GOPROXY, so
-// everything resolves offline from the module cache.
+// GOFLAGS=-mod=mod, GOWORK=off, GOTOOLCHAIN set to the release the tests run on
+// and the inherited GOPROXY, so everything resolves from the module cache.
 //
 // Tests skip (not fail) when the go command is missing or under -short.
 package itest
@@ -148,7 +148,9 @@ func Env(extra ...string) []string {
 		"GOFLAGS=-mod=mod",
 		"GOCACHE="+GoCache,
 		"GOWORK=off",
-		"GOTOOLCHAIN=local",
+		// The toolchain that runs the tests (CI also runs them under the
+		// other supported release, GOTOOLCHAIN=go1.27.x).
+		"GOTOOLCHAIN="+runtime.Version(),
 		"XDG_CACHE_HOME="+UserCache,
 	)
 	return append(env, extra...)
