@@ -54,7 +54,7 @@ The tigris command itself is not added to the module: install it with
 				return err
 			}
 			opts.Dir, opts.Out, opts.Err = dir, cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if opts.RuntimeDir == "" {
+			if opts.RuntimeDir == "" && opts.Version == "" {
 				if v := version(); !isDevelVersion(v) {
 					opts.Version = v
 				} else {
@@ -70,6 +70,7 @@ The tigris command itself is not added to the module: install it with
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing tigris.yaml")
 	cmd.Flags().BoolVar(&opts.NoGet, "no-get", false, "leave go.mod alone: only write tigris.yaml")
 	cmd.Flags().StringVar(&opts.RuntimeDir, "runtime", "", "require the runtime module in `DIR` (a tigris checkout's runtime directory) through a replace")
+	cmd.Flags().StringVar(&opts.Version, "runtime-version", "", "require the runtime module at `VERSION` (default: this tigris's own version)")
 	return cmd
 }
 

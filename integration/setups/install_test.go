@@ -1,0 +1,153 @@
+package setups
+
+import (
+	"archive/zip"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
+)
+
+// installFiles is a fresh module: no tigris.yaml, go.mod without tigris.
+var installFiles = map[string]string{
+	"go.mod": "module example.com/fresh\n\ngo 1.22\n",
+	"calc/calc.go": `package calc
+
+// Sum adds the squares of 1..n.
+func Sum(n int) int {
+	s := 0
+	for i := 1; i <= n; i++ {
+		s += i * i
+	}
+	for i := 0; i < n; i++ {
+		s -= 0
+	}
+	return s
+}
+`,
+	"calc/calc_test.go": `package calc
+
+import "testing"
+
+func TestSum(t *testing.T) {
+	if Sum(3) != 14 {
+		t.Fatal(Sum(3))
+	}
+}
+`,
+}
+
+// printedCommands returns the lines of tigris init's output that are go
+// commands, as printed.
+func printedCommands(out string) []string {
+	var cmds []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "go ") {
+			cmds = append(cmds, line)
+		}
+	}
+	return cmds
+}
+
+// TestInstallPathPrintedCommands: in a fresh module, tigris init runs and
+// prints the commands that require the runtime; typed verbatim in a second
+// fresh module (after tigris init --no-get wrote tigris.yaml) they do the same,
+// the module keeps its go line, and an instrumented go test passes. Both for a
+// development build (a replace to this checkout) and for a released version,
+// which a module proxy (a file:// one here) serves.
+func TestInstallPathPrintedCommands(t *testing.T) {
+	itest.RequireGo(t)
+	t.Run("checkout", func(t *testing.T) {
+		checkInstall(t, nil, "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
+	})
+	t.Run("release", func(t *testing.T) {
+		proxy := runtimeProxy(t, "v0.9.0")
+		env := []string{"GOPROXY=file://" + filepath.ToSlash(proxy), "GOSUMDB=off", "GOFLAGS="}
+		checkInstall(t, env, "--runtime-version", "v0.9.0")
+	})
+}
+
+func checkInstall(t *testing.T, env []string, flags ...string) {
+	t.Helper()
+	first := itest.NewModule(t, installFiles)
+	out := itest.Tigris(t, first, env, append([]string{"init"}, flags...)...)
+	cmds := printedCommands(out)
+	if len(cmds) == 0 {
+		t.Fatalf("tigris init printed no go command:\n%s", out)
+	}
+	second := itest.NewModule(t, installFiles)
+	itest.Tigris(t, second, env, "init", "--no-get")
+	for _, c := range cmds {
+		if out, code := itest.Run(t, second, env, "/bin/sh", "-c", c); code != 0 {
+			t.Fatalf("the printed command %q fails typed by hand:\n%s", c, out)
+		}
+	}
+	// init writes tigris_runtime.go only with the go.mod step: add it as init would.
+	data, err := os.ReadFile(filepath.Join(first, "tigris_runtime.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	itest.WriteFile(t, filepath.Join(second, "tigris_runtime.go"), string(data))
+	for _, dir := range []string{first, second} {
+		itest.Run(t, dir, env, itest.GoExe, "mod", "tidy")
+		mod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if !strings.Contains(string(mod), "\ngo 1.22\n") || !strings.Contains(string(mod), "github.com/tigrisgo/tigris/runtime") {
+			t.Fatalf("go.mod after init and go mod tidy:\n%s", mod)
+		}
+		traces := t.TempDir()
+		out, code := itest.Run(t, dir, append(env, "TIGRIS_MODE=fine", "TIGRIS_OUT="+filepath.Join(traces, "t.tgr")), itest.TigrisBin, "go", "test", "-count=1", "./...")
+		if code != 0 || !strings.Contains(out, "ok  \texample.com/fresh/calc") {
+			t.Fatalf("instrumented go test after the install path (exit %d):\n%s", code, out)
+		}
+		if n := itest.CountRecords(t, filepath.Join(traces, "t.tgr")); n == 0 {
+			t.Errorf("the instrumented test recorded nothing")
+		}
+	}
+}
+
+// runtimeProxy writes a file:// module proxy serving this checkout's runtime
+// module at version.
+func runtimeProxy(t *testing.T, version string) string {
+	t.Helper()
+	proxy := t.TempDir()
+	dir := filepath.Join(proxy, "github.com", "tigrisgo", "tigris", "runtime", "@v")
+	src := filepath.Join(itest.RepoRoot, "runtime")
+	mod, err := os.ReadFile(filepath.Join(src, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	prefix := "github.com/tigrisgo/tigris/runtime@" + version + "/"
+	err = filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		w, err := zw.Create(prefix + filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	itest.WriteFile(t, filepath.Join(dir, "list"), version+"\n")
+	itest.WriteFile(t, filepath.Join(dir, version+".info"), `{"Version":"`+version+`","Time":"2026-11-01T00:00:00Z"}`)
+	itest.WriteFile(t, filepath.Join(dir, version+".mod"), string(mod))
+	itest.WriteFile(t, filepath.Join(dir, version+".zip"), buf.String())
+	return proxy
+}
