@@ -175,23 +175,32 @@ const InlinedReason = "the compiler inlines it; a probe would change inlining an
 // with -m (go build, or go test -c for tests; cached compiles replay their
 // output) and reads the compiler's "can inline" lines, as the proxy does.
 func markInlinable(rep *MatchReport, opts MatchOptions) error {
-	pkgs := map[string]bool{}
+	pkgs := map[string]bool{} // package → it is a command
 	for _, m := range rep.Matches {
 		if m.Skipped == "" {
-			pkgs[m.Signature.Package] = true
+			pkgs[m.Signature.Package] = pkgs[m.Signature.Package] || m.Signature.Flags&pointcut.Main != 0
 		}
 	}
 	if len(pkgs) == 0 {
 		return nil
 	}
-	args := []string{"build", "-o", os.DevNull}
-	if opts.Tests {
-		tmp, err := os.MkdirTemp("", "tigris-match-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		args = []string{"test", "-c", "-o", tmp}
+	// Output goes to a temporary directory (commands, test binaries) or
+	// nowhere (go build of packages that are not commands keeps nothing).
+	tmp, err := os.MkdirTemp("", "tigris-match-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	commands := false
+	for _, isMain := range pkgs {
+		commands = commands || isMain
+	}
+	args := []string{"build"}
+	switch {
+	case opts.Tests:
+		args = []string{"test", "-c", "-o", tmp + string(filepath.Separator)}
+	case commands:
+		args = append(args, "-o", tmp+string(filepath.Separator))
 	}
 	args = append(args, opts.BuildFlags...)
 	var list []string
@@ -200,11 +209,6 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 		args = append(args, "-gcflags="+p+"=-m")
 	}
 	sort.Strings(list)
-	if len(list) > 1 && !opts.Tests {
-		args[2] = filepath.Join(os.TempDir(), "tigris-match-discard") // -o must be a directory for several packages
-		defer os.RemoveAll(args[2])
-		os.MkdirAll(args[2], 0o777)
-	}
 	args = append(args, list...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = opts.Dir
