@@ -41,7 +41,8 @@ var compileLine = regexp.MustCompile(`/compile(?:\.exe)? .*?-p (\S+)`)
 // result is one measured step.
 type result struct {
 	step     string
-	seconds  float64
+	seconds  float64 // wall
+	cpu      float64 // user + system seconds of all processes of the build
 	compiles int
 	maxRSSMB float64
 }
@@ -71,10 +72,10 @@ func main() {
 	}
 	for _, t := range targets {
 		fmt.Printf("\n### %s\n\n", t.name)
-		fmt.Println("| step | wall | compiles | peak RSS (largest process) |")
-		fmt.Println("|---|---|---|---|")
+		fmt.Println("| step | wall | CPU (user+sys) | compiles | peak RSS (largest process) |")
+		fmt.Println("|---|---|---|---|---|")
 		for _, r := range measure(t, tigris, tmp) {
-			fmt.Printf("| %s | %.1f s | %d | %.0f MB |\n", r.step, r.seconds, r.compiles, r.maxRSSMB)
+			fmt.Printf("| %s | %.1f s | %.1f s | %d | %.0f MB |\n", r.step, r.seconds, r.cpu, r.compiles, r.maxRSSMB)
 		}
 	}
 }
@@ -131,7 +132,11 @@ func measure(t target, tigris, tmp string) []result {
 	write(settings, string(data)+"writer:\n  flush: 2s\n")
 
 	var rs []result
-	add := func(name string, r result) { r.step = name; rs = append(rs, r); log.Printf("%s: %s %.1fs %d compiles", t.name, name, r.seconds, r.compiles) }
+	add := func(name string, r result) {
+		r.step = name
+		rs = append(rs, r)
+		log.Printf("%s: %s %.1fs wall %.1fs cpu %d compiles", t.name, name, r.seconds, r.cpu, r.compiles)
+	}
 	add("plain, empty cache", plain(fresh()))
 	add("instrumented, empty cache", inst(fresh(), t.config))
 	add("nothing matched, empty cache", inst(fresh(), nothing))
@@ -156,7 +161,7 @@ func step(dir, cache, exe string, args ...string) result {
 			break
 		}
 	}
-	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%M", exe}, args...)...)
+	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%U %S %M", exe}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOCACHE="+cache, "GOWORK=off", "GOFLAGS=-mod=mod")
 	var stderr bytes.Buffer
@@ -172,8 +177,11 @@ func step(dir, cache, exe string, args ...string) result {
 			r.compiles++
 		}
 	}
-	if kb, err := strconv.Atoi(strings.TrimSpace(lines[len(lines)-1])); err == nil {
-		r.maxRSSMB = float64(kb) / 1024
+	if f := strings.Fields(lines[len(lines)-1]); len(f) == 3 {
+		u, _ := strconv.ParseFloat(f[0], 64)
+		sys, _ := strconv.ParseFloat(f[1], 64)
+		kb, _ := strconv.Atoi(f[2])
+		r.cpu, r.maxRSSMB = u+sys, float64(kb)/1024
 	}
 	return r
 }
