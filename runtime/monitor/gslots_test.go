@@ -120,3 +120,34 @@ func useContext() (*traceCtx, uint64, bool) {
 	c.ess, c.trace = 3, 7
 	return c, c.goid, fresh
 }
+
+var ctxSink *traceCtx
+
+// BenchmarkContext is the goroutine-local lookup a fine call makes at entry
+// and at exit: through the calibrated g layout, and through the portable
+// slots (runtime.Stack), for the cost per probe of each.
+func BenchmarkContext(b *testing.B) {
+	b.Run("g", func(b *testing.B) {
+		if !glayout.ok {
+			b.Skip("no g layout here")
+		}
+		for i := 0; i < b.N; i++ {
+			ctxSink = context()
+		}
+	})
+	b.Run("portable", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			ctxSink = portableContext()
+		}
+	})
+}
+
+var boolSink bool
+
+// BenchmarkPanicking is the check every exit makes (coarse and fine).
+func BenchmarkPanicking(b *testing.B) {
+	var c Call
+	for i := 0; i < b.N; i++ {
+		boolSink = panicking(&c)
+	}
+}
