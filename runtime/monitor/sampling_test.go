@@ -23,7 +23,7 @@ func longLived(ps []Probe, rounds func(i int) bool) {
 
 // fineProbes registers n probes in pkg, all fine, with their records going to
 // a fresh sink; everything is restored after the test.
-func fineProbes(t *testing.T, pkg string, n int) ([]Probe, *recordSink) {
+func fineProbes(t testing.TB, pkg string, n int) ([]Probe, *recordSink) {
 	t.Helper()
 	ps := newProbes(t, pkg, n)
 	if _, err := AddRule(Rule{Pattern: "execution(* " + pkg + ".*(..))", Mode: "fine"}); err != nil {
@@ -172,7 +172,7 @@ func (f *fakeTrace) exit(d int64) fakeCall {
 
 // setThreshold sets the sampling threshold directly (rate 0 or 1 draw
 // deterministically), restored after the test.
-func setThreshold(t *testing.T, rate float64) {
+func setThreshold(t testing.TB, rate float64) {
 	saved := sampleThreshold.Load()
 	t.Cleanup(func() { sampleThreshold.Store(saved) })
 	sampleThreshold.Store(uint64(rate * (1 << 32)))
