@@ -20,7 +20,7 @@ var testLink = writer.Link{Trace: 4, GID: 12, Parent: 1, ParentGID: 7, EOI: 2, E
 
 // linkedFile writes the standard test stream with trace 4 and its link, the
 // link before the child's record, as the monitor writes it.
-func linkedFile(t *testing.T) string {
+func linkedFile(t testing.TB) string {
 	t.Helper()
 	lr := testLink.Record()
 	recs := append(slices.Clone(testRecords), lr,
