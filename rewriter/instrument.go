@@ -172,9 +172,10 @@ func (pj *packageJob) withoutInlinable(cands []candidate, inl map[string]bool) [
 }
 
 // instrument plans the edits of one candidate: the probe prologue right after
-// the function's opening brace, and brackets around matched call sites.
-// Nothing else of the program changes: the writer is flushed at exit by the
-// monitor's exit hook, not by edits of main or os.Exit.
+// the function's opening brace, its go statements (gostmt.go: a goroutine
+// started inside a trace begins a linked trace), and brackets around matched
+// call sites. Nothing else of the program changes: the writer is flushed at
+// exit by the monitor's exit hook, not by edits of main or os.Exit.
 func (pj *packageJob) instrument(c candidate) {
 	if c.exec {
 		prologue := pj.probe(c)
