@@ -82,7 +82,7 @@ func runGolden(t *testing.T, archive, outDir string) {
 			continue // unchanged input
 		}
 		data, _ := os.ReadFile(f)
-		got[filepath.Base(f)] = lineDirective.ReplaceAllString(string(data), "//line $$IN/$1:1")
+		got[filepath.Base(f)] = lineDirective.ReplaceAllString(string(data), "//line $$IN/$1:$2")
 	}
 	if *update {
 		ar.Files = ar.Files[:0:0]
@@ -116,7 +116,7 @@ func runGolden(t *testing.T, archive, outDir string) {
 	}
 }
 
-var lineDirective = regexp.MustCompile(`//line [^\n]*/([^/\n]+):1`)
+var lineDirective = regexp.MustCompile(`//line [^\n]*/([^/\n]+):([0-9]+)`)
 
 var (
 	stdCfgOnce sync.Once

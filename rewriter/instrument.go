@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/tigrisgo/tigris/config"
@@ -55,6 +54,11 @@ type packageJob struct {
 	// in the package share it. callSeq numbers the sites' variables.
 	callProbes map[string]int
 	callSeq    int
+	// pkg is the type-checked package; goWrappers and goImports are what
+	// the rewritten go statements add to the generated file (gostmt.go).
+	pkg        *types.Package
+	goWrappers []goWrapper
+	goImports  []string
 }
 
 // probeDesc is what the probe table records about one instrumented function.
@@ -168,13 +172,15 @@ func (pj *packageJob) withoutInlinable(cands []candidate, inl map[string]bool) [
 }
 
 // instrument plans the edits of one candidate: the probe prologue right after
-// the function's opening brace, and brackets around matched call sites.
-// Nothing else of the program changes: the writer is flushed at exit by the
-// monitor's exit hook, not by edits of main or os.Exit.
+// the function's opening brace, its go statements (gostmt.go: a goroutine
+// started inside a trace begins a linked trace), and brackets around matched
+// call sites. Nothing else of the program changes: the writer is flushed at
+// exit by the monitor's exit hook, not by edits of main or os.Exit.
 func (pj *packageJob) instrument(c candidate) {
 	if c.exec {
 		prologue := pj.probe(c)
 		pj.edits[c.file] = append(pj.edits[c.file], edit{off: pj.off(c.fd.Body.Lbrace) + 1, text: " " + prologue})
+		pj.goStatements(c.file, c.fd, len(pj.probes)-1)
 	}
 	if pj.s.cfg.Instrument.HasCall() {
 		pj.callSites(c.file, c.fd, c.fn)
@@ -237,10 +243,13 @@ func (pj *packageJob) typeCheck() error {
 		Defs:       map[*ast.Ident]types.Object{},
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Types:      map[ast.Expr]types.TypeAndValue{},
 	}
-	if _, err := conf.Check(pj.job.ImportPath, pj.fset, pj.files, pj.info); err != nil && firstErr == nil {
+	pkg, err := conf.Check(pj.job.ImportPath, pj.fset, pj.files, pj.info)
+	if err != nil && firstErr == nil {
 		firstErr = err
 	}
+	pj.pkg = pkg
 	return firstErr
 }
 
@@ -383,17 +392,7 @@ func sizeKind(t types.Type) string {
 
 // generics reports whether a package compiled with -lang=lang may call a
 // generic function with inferred types (go1.18 and later; no -lang: yes).
-func generics(lang string) bool {
-	v, ok := strings.CutPrefix(lang, "go1.")
-	if !ok {
-		return true
-	}
-	if i := strings.IndexByte(v, '.'); i >= 0 {
-		v = v[:i]
-	}
-	n, err := strconv.Atoi(v)
-	return err != nil || n >= 18
-}
+func generics(lang string) bool { return langAtLeast(lang, 18) }
 
 // nameResults returns the result names, adding names where there are none (and
 // replacing blank ones) with edits that stay on the same line.

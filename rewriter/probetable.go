@@ -2,6 +2,7 @@ package rewriter
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -45,6 +46,9 @@ func (pj *packageJob) probeTable() (string, error) {
 		&dst.KeyValueExpr{Key: dst.NewIdent("AtExit"), Value: sel(atexitAlias, "Add")},
 		&dst.KeyValueExpr{Key: dst.NewIdent("Analyzer"), Value: sel(analyzerAlias, "Run")},
 	}
+	for k, path := range pj.goImports { // the types of go statement wrappers (gostmt.go)
+		imports = append(imports, &dst.ImportSpec{Name: dst.NewIdent(fmt.Sprintf("__tigris_i%d", k)), Path: strLit(path).(*dst.BasicLit)})
+	}
 	if pj.s.cfg.AdminLink {
 		imports = append(imports, &dst.ImportSpec{Name: dst.NewIdent(adminAlias), Path: strLit(adminPath).(*dst.BasicLit)})
 		links = append(links, &dst.KeyValueExpr{Key: dst.NewIdent("Admin"), Value: sel(adminAlias, "Launch")})
@@ -77,6 +81,7 @@ func (pj *packageJob) probeTable() (string, error) {
 	if err := decorator.NewRestorer().Fprint(&buf, file); err != nil {
 		return "", err
 	}
+	buf.WriteString(pj.goWrapperSource())
 	out := filepath.Join(pj.job.WorkDir, "__tigris_probes.go")
 	return out, os.WriteFile(out, buf.Bytes(), 0o644)
 }

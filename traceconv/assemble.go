@@ -22,10 +22,11 @@ type assembler struct {
 	emit            func(t *writer.Trace) error
 
 	pending map[uint64]*pendingTrace
-	order   []queued // traces in the order they were first seen; stale entries are skipped
-	ready   []queued // traces whose root has been read, with the record count then
-	held    int      // records in pending
-	seen    int64    // records added
+	links   map[uint64]writer.Link // by child trace, until the trace is built
+	order   []queued               // traces in the order they were first seen; stale entries are skipped
+	ready   []queued               // traces whose root has been read, with the record count then
+	held    int                    // records in pending
+	seen    int64                  // records added
 	gen     uint64
 	free    []*pendingTrace // built traces, kept for their record slices
 }
@@ -88,7 +89,17 @@ func (a *assembler) add(r *writer.Record) error {
 	return nil
 }
 
-// flush builds every trace held, in the order they were first seen.
+// link keeps l for its trace: a link comes before the trace's records, and
+// the trace built from them carries it (Trace.Link).
+func (a *assembler) link(l *writer.Link) {
+	if a.links == nil {
+		a.links = make(map[uint64]writer.Link)
+	}
+	a.links[l.Trace] = *l
+}
+
+// flush builds every trace held, in the order they were first seen. Links
+// whose trace has no record (it was lost) are dropped.
 func (a *assembler) flush() error {
 	for _, q := range a.order {
 		if err := a.build(q, false); err != nil {
@@ -96,6 +107,7 @@ func (a *assembler) flush() error {
 		}
 	}
 	a.order, a.ready = a.order[:0], a.ready[:0]
+	clear(a.links)
 	return nil
 }
 
@@ -118,6 +130,12 @@ func (a *assembler) build(q queued, early bool) error {
 	traces := writer.BuildTraces(p.recs) // copies the records
 	if len(a.free) < 1024 && cap(p.recs) <= 4096 {
 		a.free = append(a.free, p)
+	}
+	if l, ok := a.links[q.id]; ok {
+		delete(a.links, q.id)
+		for _, t := range traces {
+			t.Link = &l
+		}
 	}
 	for _, t := range traces {
 		if err := a.emit(t); err != nil {

@@ -13,7 +13,11 @@ import (
 // Perfetto (ui.perfetto.dev) and chrome://tracing open: each record is one
 // complete event ("ph":"X") named by the function's signature, on process = the
 // monitored process id and thread = its goroutine; a loss item is an instant
-// event ("ph":"i") at the time of the loss. Times are microseconds from the clock
+// event ("ph":"i") at the time of the loss; a link is a flow ("ph":"s" on the
+// goroutine that ran the go statement, at its time, bound to the enclosing
+// call; "ph":"f" on the new goroutine, bound to its next call, the first of the
+// linked trace), which Perfetto and chrome://tracing draw as an arrow from the
+// parent call to the child's. Times are microseconds from the clock
 // base of the first file (otherData.startTime), to the nanosecond. It streams:
 // memory stays constant but for one set of goroutine names per process.
 func writeChrome(w io.Writer, r *writer.Reader, opt Options) (Report, error) {
@@ -26,6 +30,7 @@ func writeChrome(w io.Writer, r *writer.Reader, opt Options) (Report, error) {
 		onHeader: c.header,
 		onRecord: c.record,
 		onLoss:   c.loss,
+		onLink:   c.link,
 	}
 	if err := sc.run(r); err != nil {
 		return rep, err
@@ -106,24 +111,29 @@ func (c *chromeWriter) header(s *stream) error {
 	return nil
 }
 
-func (c *chromeWriter) record(s *stream, p *probe, r *writer.Record) error {
+// thread names goroutine gid of stream s's process, once.
+func (c *chromeWriter) thread(s *stream, gid uint64) {
 	if c.threads[s] == nil {
 		if c.threads == nil {
 			c.threads = make(map[*stream]map[uint64]bool)
 		}
 		c.threads[s] = make(map[uint64]bool)
 	}
-	if g := c.threads[s]; !g[r.GID] {
-		g[r.GID] = true
+	if g := c.threads[s]; !g[gid] {
+		g[gid] = true
 		c.event()
 		b := append(c.buf, `{"name":"thread_name","ph":"M","pid":`...)
 		b = strconv.AppendInt(b, int64(s.pid()), 10)
 		b = append(b, `,"tid":`...)
-		b = strconv.AppendUint(b, r.GID, 10)
+		b = strconv.AppendUint(b, gid, 10)
 		b = append(b, `,"args":{"name":"goroutine `...)
-		b = strconv.AppendUint(b, r.GID, 10)
+		b = strconv.AppendUint(b, gid, 10)
 		c.buf = append(b, `"}}`...)
 	}
+}
+
+func (c *chromeWriter) record(s *stream, p *probe, r *writer.Record) error {
+	c.thread(s, r.GID)
 	if p.idx < 0 {
 		p.idx = len(c.names)
 		c.names = append(c.names, string(appendString(nil, p.sig)))
@@ -157,6 +167,45 @@ func (c *chromeWriter) record(s *stream, p *probe, r *writer.Record) error {
 	c.buf = append(b, "}}"...)
 	if len(c.buf) >= 64<<10 {
 		return c.flush(false)
+	}
+	return nil
+}
+
+// link writes the flow from the go statement to the linked trace's first
+// call. Its id is the child trace's, unique in the input.
+func (c *chromeWriter) link(s *stream, l *writer.Link) error {
+	c.thread(s, l.ParentGID)
+	c.thread(s, l.GID)
+	for _, start := range []bool{true, false} {
+		c.event()
+		b := append(c.buf, `{"name":"go","cat":"goroutine","ph":`...)
+		if start {
+			b = append(b, `"s"`...)
+		} else {
+			b = append(b, `"f"`...)
+		}
+		b = append(b, `,"id":`...)
+		b = strconv.AppendUint(b, s.traceID(l.Trace), 10)
+		b = append(b, `,"ts":`...)
+		b = appendMicros(b, c.ts(s, l.Time))
+		b = append(b, `,"pid":`...)
+		b = strconv.AppendInt(b, int64(s.pid()), 10)
+		b = append(b, `,"tid":`...)
+		if !start {
+			b = strconv.AppendUint(b, l.GID, 10)
+			c.buf = append(b, '}')
+			continue
+		}
+		b = strconv.AppendUint(b, l.ParentGID, 10)
+		b = append(b, `,"args":{"parentTrace":`...)
+		b = strconv.AppendUint(b, s.traceID(l.Parent), 10)
+		b = append(b, `,"trace":`...)
+		b = strconv.AppendUint(b, s.traceID(l.Trace), 10)
+		b = append(b, `,"eoi":`...)
+		b = strconv.AppendUint(b, uint64(l.EOI), 10)
+		b = append(b, `,"ess":`...)
+		b = strconv.AppendUint(b, uint64(l.ESS), 10)
+		c.buf = append(b, "}}"...)
 	}
 	return nil
 }

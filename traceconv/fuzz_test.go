@@ -42,6 +42,10 @@ func FuzzConvert(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(data)
+	if data, err = os.ReadFile(linkedFile(f)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)

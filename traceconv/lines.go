@@ -10,8 +10,8 @@ import (
 )
 
 // WriteLines writes one line per item of r, in file order: text for people, or
-// with asJSON one JSON object per line ("kind": header, probe, record, loss or
-// gap). Times are UTC wall times; in JSON, tin and tout are also Unix
+// with asJSON one JSON object per line ("kind": header, probe, record, loss,
+// gap or link). Times are UTC wall times; in JSON, tin and tout are also Unix
 // nanoseconds. It streams.
 //
 // Text lines start with the item kind:
@@ -20,6 +20,7 @@ import (
 //	probe   7 example.com/shop.Find(int) error  m.go:12
 //	record  2026-01-02T15:04:05.000000100Z trace=3 eoi=1 ess=1 g=17 60ns example.com/shop.Find(int) error [error]
 //	loss    120 records lost (queue full), exits between 2026-…Z and 2026-…Z
+//	link    trace=5 g=18 started by trace=3 g=1 eoi=2 ess=1 in example.com/shop.Serve() at 2026-01-02T15:04:05.000000050Z
 //	gap     app.tgr offset 4096: 512 bytes unreadable (torn tail)
 func WriteLines(w io.Writer, r *writer.Reader, asJSON bool, opt Options) (Report, error) {
 	var rep Report
@@ -137,6 +138,26 @@ func appendItemText(b []byte, s *stream, it *writer.Item) []byte {
 		b = appendWall(b, s.wall(l.From))
 		b = append(b, " and "...)
 		return appendWall(b, s.wall(l.To))
+	case writer.KindLink:
+		l := &it.Link
+		b = append(b, "link    trace="...)
+		b = strconv.AppendUint(b, s.traceID(l.Trace), 10)
+		b = append(b, " g="...)
+		b = strconv.AppendUint(b, l.GID, 10)
+		b = append(b, " started by trace="...)
+		b = strconv.AppendUint(b, s.traceID(l.Parent), 10)
+		b = append(b, " g="...)
+		b = strconv.AppendUint(b, l.ParentGID, 10)
+		b = append(b, " eoi="...)
+		b = strconv.AppendUint(b, uint64(l.EOI), 10)
+		b = append(b, " ess="...)
+		b = strconv.AppendUint(b, uint64(l.ESS), 10)
+		if l.Probe != 0 {
+			b = append(b, " in "...)
+			b = append(b, s.probe(l.Probe).sig...)
+		}
+		b = append(b, " at "...)
+		return appendWall(b, s.wall(l.Time))
 	case writer.KindGap:
 		g := &it.Gap
 		b = append(b, "gap     "...)
@@ -211,6 +232,23 @@ func appendItemJSON(b []byte, s *stream, it *writer.Item) []byte {
 		b = appendStringField(b, "reason", l.Reason.String())
 		b = appendIntField(b, "from", s.wall(l.From))
 		b = appendIntField(b, "to", s.wall(l.To))
+	case writer.KindLink:
+		l := &it.Link
+		b = appendUintField(b, "trace", s.traceID(l.Trace))
+		b = appendUintField(b, "goroutine", l.GID)
+		b = appendUintField(b, "parentTrace", s.traceID(l.Parent))
+		b = appendUintField(b, "parentGoroutine", l.ParentGID)
+		b = appendUintField(b, "eoi", uint64(l.EOI))
+		b = appendUintField(b, "ess", uint64(l.ESS))
+		if l.Probe != 0 {
+			b = appendUintField(b, "probe", uint64(l.Probe))
+			b = appendStringField(b, "signature", s.probe(l.Probe).sig)
+		}
+		b = appendKey(b, "time")
+		b = append(b, '"')
+		b = appendWall(b, s.wall(l.Time))
+		b = append(b, '"')
+		b = appendIntField(b, "timeNs", s.wall(l.Time))
 	case writer.KindGap:
 		g := &it.Gap
 		b = appendStringField(b, "file", g.File)

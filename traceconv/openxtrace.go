@@ -27,7 +27,13 @@ import (
 // eoi, ess, goroutine, probe id, file:line, the size summary, and missingLevels
 // when calls between this one and its parent have no record. A trace whose root
 // call was not recorded gets a synthetic root (signature "(unrecorded calls)",
-// label "synthetic") spanning its calls. Traces are written as they complete.
+// label "synthetic") spanning its calls. A linked trace, begun in a goroutine
+// that a go statement of another trace started, names that trace in its root
+// call's additionalInformation: "linkedFrom" {traceId, goroutine, eoi, ess,
+// function, timestamp} (OPEN.xtrace relates subtraces of one trace, and a
+// linked trace is written when it completes, often before or long after its
+// parent, so the relation is a reference, not nesting). Traces are written as
+// they complete.
 func writeOpenXTrace(w io.Writer, r *writer.Reader, opt Options) (Report, error) {
 	var rep Report
 	x := xtraceWriter{bw: bufio.NewWriterSize(w, 256<<10)}
@@ -173,16 +179,22 @@ func (x *xtraceWriter) trace(s *stream, t *writer.Trace) error {
 		b = appendIntField(b, "exitTime", s.wall(tin+resp)/1e6)
 		b = appendIntField(b, "responseTime", resp)
 		b = appendIntField(b, "exclusiveTime", excl)
-		b = append(b, `,"labels":["synthetic"],"children":[`...)
+		b = append(b, `,"labels":["synthetic"]`...)
+		if t.Link != nil {
+			b = append(b, `,"additionalInformation":{`...)
+			b = x.linkedFrom(b, s, t.Link)
+			b = append(b, '}')
+		}
+		b = append(b, `,"children":[`...)
 		for i, n := range t.Roots {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = x.callable(b, s, n)
+			b = x.callable(b, s, n, nil)
 		}
 		b = append(b, "]}"...)
 	} else {
-		b = x.callable(b, s, root)
+		b = x.callable(b, s, root, t.Link)
 	}
 	x.buf = append(b, "}}"...)
 	if len(x.buf) >= 64<<10 {
@@ -194,8 +206,24 @@ func (x *xtraceWriter) trace(s *stream, t *writer.Trace) error {
 	return nil
 }
 
-// callable appends n and its subtree as a MethodInvocation.
-func (x *xtraceWriter) callable(b []byte, s *stream, n *writer.Node) []byte {
+// linkedFrom appends the "linkedFrom" field of a linked trace's root.
+func (x *xtraceWriter) linkedFrom(b []byte, s *stream, l *writer.Link) []byte {
+	b = appendKey(b, "linkedFrom")
+	b = append(b, '{')
+	b = appendUintField(b, "traceId", s.traceID(l.Parent))
+	b = appendUintField(b, "goroutine", l.ParentGID)
+	b = appendUintField(b, "eoi", uint64(l.EOI))
+	b = appendUintField(b, "ess", uint64(l.ESS))
+	if l.Probe != 0 {
+		b = appendStringField(b, "function", s.probe(l.Probe).sig)
+	}
+	b = appendIntField(b, "timestamp", s.wall(l.Time)/1e6)
+	return append(b, '}')
+}
+
+// callable appends n and its subtree as a MethodInvocation; link, for a
+// linked trace's root, says where the trace came from.
+func (x *xtraceWriter) callable(b []byte, s *stream, n *writer.Node, link *writer.Link) []byte {
 	r := &n.Record
 	info := x.probeInfo(s.probe(r.Probe))
 	b = append(b, `{"type":"MethodInvocation",`...)
@@ -232,6 +260,9 @@ func (x *xtraceWriter) callable(b []byte, s *stream, n *writer.Node) []byte {
 	if n.Missing > 0 {
 		b = appendIntField(b, "missingLevels", int64(n.Missing))
 	}
+	if link != nil {
+		b = x.linkedFrom(b, s, link)
+	}
 	b = append(b, '}')
 	if len(n.Children) > 0 {
 		b = append(b, `,"children":[`...)
@@ -239,7 +270,7 @@ func (x *xtraceWriter) callable(b []byte, s *stream, n *writer.Node) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = x.callable(b, s, c)
+			b = x.callable(b, s, c, nil)
 		}
 		b = append(b, ']')
 	}

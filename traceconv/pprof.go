@@ -31,10 +31,18 @@ const unrecordedName = "(unrecorded calls)"
 // than Options.MaxFrames.
 const elidedName = "(elided calls)"
 
+// createdBy names the frame under which a linked trace's calls are: the
+// function whose go statement started the goroutine, in the words of Go's
+// tracebacks ("created by example.com/shop.(*Server).Serve"). A frame of its
+// own, so the function's own flat and cum times stay its own.
+func createdBy(fn string) string { return "(created by " + fn + ")" }
+
 // Profile reads r and builds a pprof profile of its call trees: one sample per
 // distinct call path (root to callee), whose values are the calls that ended at
 // that path, their inclusive and their exclusive nanoseconds (SampleCalls,
-// SampleInclusive, SampleExclusive; the default is SampleExclusive). Functions are
+// SampleInclusive, SampleExclusive; the default is SampleExclusive). The calls
+// of a linked trace (a goroutine a go statement of a traced call started) are
+// under a frame "(created by F)", F the function of the go statement. Functions are
 // named as Go's symbol tables name them ("example.com/shop.(*Store).Find",
 // "example.com/shop.Map[...]"), so go tool pprof shows them as it shows Go
 // functions; the whole signature is the system name, with the file and line of
@@ -146,8 +154,17 @@ func (b *profileBuilder) trace(s *stream, t *writer.Trace) error {
 	if b.binary == "" && s.hdr != nil {
 		b.binary = s.hdr.Binary
 	}
+	base := &b.root
+	if l := t.Link; l != nil {
+		fn := "a traced call"
+		if l.Probe != 0 {
+			fn = goSymbol(s.probe(l.Probe).sig)
+		}
+		name := createdBy(fn)
+		base = base.child(b.function(funcKey{name: name, system: name}))
+	}
 	for _, n := range t.Roots {
-		b.add(s, &b.root, n)
+		b.add(s, base, n)
 	}
 	return nil
 }

@@ -77,6 +77,8 @@ type Report struct {
 	SkippedBytes int64
 	Torn         int64 // gaps that ran to the end of a file (a crash mid-write)
 
+	Links int64 // link items read: traces begun in a goroutine another trace started
+
 	Traces  int64 // call trees built
 	Orphans int64 // trees built without their root call (root lost, sampled out, or late)
 	Split   int64 // trees built early to bound memory (Options.MaxPending)
@@ -224,6 +226,7 @@ type scanner struct {
 	onHeader func(s *stream) error
 	onRecord func(s *stream, p *probe, r *writer.Record) error
 	onLoss   func(s *stream, l *writer.Loss) error
+	onLink   func(s *stream, l *writer.Link) error
 	// onItem sees every item before the callbacks above; s is nil for a gap
 	// before the first header.
 	onItem func(s *stream, it *writer.Item) error
@@ -299,6 +302,10 @@ func (sc *scanner) run(r *writer.Reader) error {
 			if sc.onLoss != nil {
 				err = sc.onLoss(cur, &it.Loss)
 			}
+		case writer.KindLink:
+			if sc.onLink != nil {
+				err = sc.onLink(cur, &it.Link)
+			}
 		case writer.KindGap:
 			if it.Gap.Torn {
 				sc.rep.Torn++
@@ -313,6 +320,7 @@ func (sc *scanner) run(r *writer.Reader) error {
 	sc.rep.Records = st.Records
 	sc.rep.Probes = st.Probes
 	sc.rep.Losses = st.Losses
+	sc.rep.Links = st.Links
 	sc.rep.Lost = st.Lost
 	sc.rep.Gaps = st.Gaps
 	sc.rep.SkippedBytes = st.SkippedBytes
@@ -339,6 +347,7 @@ func scanTrees(r *writer.Reader, opt Options, rep *Report, emit func(s *stream, 
 		},
 		onRecord: func(_ *stream, _ *probe, r *writer.Record) error { return asm.add(r) },
 		onLoss:   onLoss,
+		onLink:   func(_ *stream, l *writer.Link) error { asm.link(l); return nil },
 	}
 	if err := sc.run(r); err != nil {
 		return err

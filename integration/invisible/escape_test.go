@@ -2,9 +2,13 @@ package invisible
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,6 +120,7 @@ func escapes(t *testing.T, dir string, env []string, tigris bool, pattern string
 		// calls with arguments (a name, not a decision).
 		msg := tgResult.ReplaceAllString(m[3], "~r$1")
 		msg = deferwrapN.ReplaceAllString(msg, "deferwrap#")
+		msg = gowrapN.ReplaceAllString(msg, "gowrap#") // the same counter
 		notes[diag{filepath.Clean(file), m[2], msg}]++
 	}
 	if len(notes) == 0 {
@@ -127,7 +132,60 @@ func escapes(t *testing.T, dir string, env []string, tigris bool, pattern string
 var (
 	tgResult   = regexp.MustCompile(`__tgr(\d+)`)
 	deferwrapN = regexp.MustCompile(`deferwrap\d+`)
+	gowrapN    = regexp.MustCompile(`gowrap\d+`)
 )
+
+// goSpans maps the first and last line of every go statement that tigris
+// rewrote (its first line calls monitor.Fork, its wrapper Link.Adopt) to
+// "first-last", so that the
+// two lines' notes are compared together.
+func goSpans(t *testing.T, inst map[diag]int) map[[2]string]string {
+	t.Helper()
+	forked := map[string]map[int]bool{}
+	for d := range inst {
+		// Fork in the function, or Adopt in the wrapper, whose //line is
+		// the go statement's (a generic function is not compiled until
+		// instantiated: its Fork has no note).
+		if d.msg == "inlining call to monitor.Fork" || d.msg == "inlining call to monitor.Link.Adopt" {
+			if forked[d.file] == nil {
+				forked[d.file] = map[int]bool{}
+			}
+			n, _ := strconv.Atoi(d.line)
+			forked[d.file][n] = true
+		}
+	}
+	spans := map[[2]string]string{}
+	for file, lines := range forked {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if st, ok := n.(*ast.GoStmt); ok {
+				first := fset.Position(st.Go).Line
+				last := fset.Position(st.Call.Fun.End()).Line
+				if lines[first] {
+					g := fmt.Sprintf("%d-%d", first, last)
+					spans[[2]string{file, strconv.Itoa(first)}] = g
+					spans[[2]string{file, strconv.Itoa(fset.Position(st.End()).Line)}] = g
+					spans[[2]string{file, strconv.Itoa(last)}] = g
+				}
+			}
+			return true
+		})
+	}
+	return spans
+}
+
+// goNote matches what the compiler says about a rewritten go statement's own
+// code (rewriter/gostmt.go): Fork and its atomic load, the branch that starts
+// the goroutine through the generated wrapper, whose closure (gowrap) and
+// parameters (__tg...) are tigris's, and the wrapper's body, which the //line
+// directive puts on the go statement's line: it inlines the goroutine's
+// function where the plain go statement may call it (newproc calls a
+// function without arguments directly).
+var goNote = regexp.MustCompile(`monitor\.|gowrap|atomic\.\(\*Uint64\)\.Load|__tg|__tigris_go|^inlining call to `)
 
 // probeNote matches what the compiler says about a probe prologue itself.
 var probeNote = regexp.MustCompile(`monitor\.|deferwrap|\.func\d+|func literal|atomic\.\(\*Uint32\)\.Load|__tg`)
@@ -145,6 +203,28 @@ func compareEscapes(t *testing.T, dir string, env []string, pattern string) {
 	if len(probed) == 0 {
 		t.Fatal("no probe prologue in the instrumented build: nothing to compare")
 	}
+	// A rewritten go statement (rewriter/gostmt.go) keeps the statement as
+	// written and adds, on its first line (Fork, the branch that links) and,
+	// for a function literal, on the literal's last line (the two go
+	// statements), code whose notes are tigris's. The notes of those two
+	// lines are compared together: every plain note must still be there (the
+	// compiler notes the goroutine's closure where the go statement now
+	// is), the same notes may come more often (the branch that links
+	// compiles the arguments once more), and the rest must be tigris's.
+	spans := goSpans(t, inst)
+	group := func(d diag) diag {
+		if g, ok := spans[[2]string{d.file, d.line}]; ok {
+			d.line = g
+		}
+		return d
+	}
+	plainG, instG := map[diag]int{}, map[diag]int{}
+	for d, n := range plain {
+		plainG[group(d)] += n
+	}
+	for d, n := range inst {
+		instG[group(d)] += n
+	}
 	var bad []string
 	for d, n := range inst {
 		if strings.Contains(d.file, "__tigris_probes.go") {
@@ -156,9 +236,15 @@ func compareEscapes(t *testing.T, dir string, env []string, pattern string) {
 		if plain[d] == 0 && probed[[2]string{d.file, d.line}] && probeNote.MatchString(d.msg) {
 			continue // the probe's own code
 		}
+		if g := group(d); g != d && (instG[g] >= plainG[g] && plainG[g] > 0 || plainG[g] == 0 && goNote.MatchString(d.msg)) {
+			continue // a rewritten go statement
+		}
 		bad = append(bad, fmt.Sprintf("%s:%s: %q %d times instrumented, %d times plain", d.file, d.line, d.msg, n, plain[d]))
 	}
 	for d, n := range plain {
+		if g := group(d); g != d && instG[g] > 0 {
+			continue // compared above, with the go statement's other line
+		}
 		if _, ok := inst[d]; !ok {
 			bad = append(bad, fmt.Sprintf("%s:%s: %q %d times plain, never instrumented", d.file, d.line, d.msg, n))
 		}

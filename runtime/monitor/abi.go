@@ -38,13 +38,16 @@ import (
 //     Call (gslots.go: panicking), so the Call must not be copied elsewhere.
 //   - RegisterPackage runs from package initialization, before any probe of
 //     the package can fire; probes stay off until it has run.
+//   - A go statement of an instrumented function calls Fork and, inside a fine
+//     trace, starts its goroutine through a generated wrapper that calls
+//     Link.Adopt first (link.go).
 //
 // CodeVersion names this contract. A tigris binary refuses to instrument
 // against a monitor whose CodeVersion differs from the one it generates code
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 3
+const CodeVersion = 4
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (

@@ -15,6 +15,11 @@
 // the call is timed; at exit the coarse statistics are updated and, in fine mode and
 // when sampled, one writer.Record is handed to the writer.
 //
+// A go statement of a matched function calls Fork first and, inside a fine
+// trace, starts its goroutine through a generated wrapper that calls
+// Link.Adopt: the goroutine's first trace is linked to the one that started
+// it (link.go).
+//
 // # Modes
 //
 // Every probe has a mode: off, coarse or fine. The configuration sets the default

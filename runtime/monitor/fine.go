@@ -31,6 +31,9 @@ type traceCtx struct {
 	ess     uint32
 	sampled bool
 	pieces  pieces // long-lived traces are sampled in pieces (sampling.go)
+	// link is adopted from the go statement that started the goroutine, until
+	// its first trace takes it (link.go).
+	link *linkRec
 	// rec is the record being handed to the sink. A local would escape (Sink.Write
 	// is an interface call) and cost an allocation per fine call; a sink must not
 	// retain the record, and only this goroutine uses its context.
@@ -49,7 +52,7 @@ func (c *Call) enterFine() {
 	if ctx.ess == 0 {
 		ctx.trace = lastTrace.Add(1)
 		ctx.eoi = 0
-		ctx.sampleRoot()
+		ctx.startRoot() // draws, or takes an adopted link (link.go)
 	} else {
 		ctx.sampleCall()
 	}

@@ -46,6 +46,13 @@ type pieces struct {
 // trace, and no period yet.
 func (ctx *traceCtx) sampleRoot() {
 	ctx.sampled = sampled()
+	ctx.startPieces()
+}
+
+// startPieces starts the piece bookkeeping of a trace at its root: no period
+// yet. A trace that took its decision from a link (link.go) is cut into
+// pieces like any other.
+func (ctx *traceCtx) startPieces() {
 	ctx.pieces = pieces{curMin: 0, prevMin: noDepth}
 }
 

@@ -13,7 +13,7 @@ const (
 	// FormatMajor changes when a reader of the previous major version could misread
 	// a file; FormatMinor changes when something is added that older readers skip.
 	FormatMajor = 1
-	FormatMinor = 1
+	FormatMinor = 2
 
 	chunkHeaderLen = 12      // sync marker, payload length, CRC-32C
 	maxChunkLen    = 1 << 20 // largest payload a reader accepts
@@ -40,6 +40,7 @@ const (
 	wireHeader byte = 0x01
 	wireProbe  byte = 0x02
 	wireLoss   byte = 0x03
+	wireLink   byte = 0x04 // since 1.2 (link.go)
 
 	evBit      byte = 0x80 // event record
 	evProbe    byte = 0x40 // probe id present (else: same as the previous record)
@@ -186,8 +187,13 @@ func (e *encoder) seal() []byte {
 	return b
 }
 
-// record appends one event record.
+// record appends one event record, or the link item of a record with FlagLink.
 func (e *encoder) record(r *Record) {
+	if r.Flags&FlagLink != 0 {
+		l, _ := r.Link()
+		e.link(&l)
+		return
+	}
 	b := e.buf
 	if cap(b)-len(b) < maxEventLen {
 		nb := make([]byte, len(b), 2*cap(b)+maxEventLen)
@@ -375,7 +381,7 @@ func (d *decoder) event(c *cursor, r *Record) {
 		r.Probe = c.uint32v()
 	}
 	if head&evXFlags != 0 {
-		r.Flags = Flags(c.byte1())
+		r.Flags = Flags(c.byte1()) &^ FlagLink // a call is never a link
 	}
 	r.EOI = c.uint32v()
 	r.ESS = c.uint32v()

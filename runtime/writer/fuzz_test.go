@@ -40,6 +40,7 @@ func FuzzPayload(f *testing.F) {
 	f.Add([]byte{wireHeader, 0})
 	f.Add([]byte{wireProbe, 1, 0})
 	f.Add([]byte{wireLoss, 4, 1, 2, 3, 4})
+	f.Add([]byte{wireLink, 8, 1, 2, 3, 4, 5, 6, 7, 8})
 	f.Add([]byte{0xFF, 0xFF, 0xFF})
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		if len(payload) > maxChunkLen {
@@ -90,6 +91,8 @@ func checkReads(t *testing.T, data []byte) {
 			if it.Gap.Bytes <= 0 {
 				t.Fatalf("empty gap %+v", it.Gap)
 			}
+		case KindLink:
+			b.AddLink(&it.Link)
 		case KindHeader, KindProbe, KindLoss:
 		default:
 			t.Fatalf("item of kind %v", it.Kind)

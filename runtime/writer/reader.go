@@ -23,6 +23,7 @@ const (
 	KindRecord                 // Item.Record: one call
 	KindLoss                   // Item.Loss: the writer lost records
 	KindGap                    // Item.Gap: the reader skipped unreadable bytes
+	KindLink                   // Item.Link: a trace began in a goroutine another trace started (format 1.2)
 )
 
 func (k Kind) String() string {
@@ -37,6 +38,8 @@ func (k Kind) String() string {
 		return "loss"
 	case KindGap:
 		return "gap"
+	case KindLink:
+		return "link"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -60,6 +63,7 @@ type Item struct {
 	Gap    Gap
 	Probe  *ProbeDef
 	Header *Header
+	Link   Link
 }
 
 // ReadStats counts what a Reader has seen so far.
@@ -74,6 +78,7 @@ type ReadStats struct {
 	BadChunks    int64 // chunks rejected for their length, checksum or content
 	SkippedBytes int64
 	Unknown      int64 // items of kinds this reader does not know, skipped
+	Links        int64 // link items
 }
 
 type source struct {
@@ -562,6 +567,14 @@ func (r *Reader) item() (Item, bool) {
 		r.stats.Losses++
 		r.stats.Lost += l.Count
 		return Item{Kind: KindLoss, Loss: l}, true
+	case wireLink:
+		it := Item{Kind: KindLink}
+		decodeLink(&body, &it.Link)
+		if body.bad {
+			return r.badChunk(start), true
+		}
+		r.stats.Links++
+		return it, true
 	}
 	r.stats.Unknown++
 	return Item{}, false

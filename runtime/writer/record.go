@@ -21,7 +21,8 @@ type Record struct {
 	Size int64
 }
 
-// Flags describe how a call ended and which optional fields are set.
+// Flags describe how a call ended and which optional fields are set. Bit 7
+// (FlagLink, link.go) marks a record that carries a Link instead of a call.
 type Flags uint8
 
 const (

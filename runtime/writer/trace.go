@@ -27,6 +27,9 @@ type Trace struct {
 	ID    uint64
 	Roots []*Node // usually one; more when the top call is missing or the trace has several
 	Nodes []Node  // every call, in EOI order
+	// Link says which trace's go statement started the goroutine this trace
+	// began in; nil for a trace that is not linked (TraceBuilder.AddLink).
+	Link *Link
 }
 
 // TraceBuilder collects records and builds their call trees with Kieker's
@@ -35,6 +38,17 @@ type TraceBuilder struct {
 	byID  map[uint64]int
 	recs  [][]Record
 	order []uint64
+	links map[uint64]*Link // by child trace
+}
+
+// AddLink records that trace l.Trace is linked; Traces sets its Trace.Link. A
+// link whose trace has no record builds no trace.
+func (b *TraceBuilder) AddLink(l *Link) {
+	if b.links == nil {
+		b.links = make(map[uint64]*Link)
+	}
+	c := *l
+	b.links[l.Trace] = &c
 }
 
 // Add copies r into the builder.
@@ -56,7 +70,9 @@ func (b *TraceBuilder) Add(r *Record) {
 func (b *TraceBuilder) Traces() []*Trace {
 	out := make([]*Trace, 0, len(b.recs))
 	for i, id := range b.order {
-		out = append(out, buildTrace(id, b.recs[i]))
+		t := buildTrace(id, b.recs[i])
+		t.Link = b.links[id]
+		out = append(out, t)
 	}
 	slices.SortFunc(out, func(x, y *Trace) int { return cmp.Compare(x.ID, y.ID) })
 	return out
