@@ -38,6 +38,11 @@ func (t *Tree) Func(n *writer.Node) Func {
 	return f
 }
 
+// Def returns the definition of a node's probe, nil when the stream never
+// defined it. A definition is one value for as long as it holds, so callers
+// may key a cache on it.
+func (t *Tree) Def(n *writer.Node) *writer.ProbeDef { return t.s.probe(n.Record.Probe).def }
+
 // Wall converts a record time (the process's monotonic clock) to Unix
 // nanoseconds; without a header it returns mono unchanged.
 func (t *Tree) Wall(mono int64) int64 { return t.s.wall(mono) }
