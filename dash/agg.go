@@ -46,6 +46,7 @@ type funcAcc struct {
 	calls          uint64
 	errors, panics uint64
 	incl           hist
+	time           sums // of the inclusive durations, for the standard deviation
 	inclNs, exclNs float64
 	size           sums // result sizes of the calls that reported one
 	series         []bucket
@@ -143,6 +144,7 @@ func (a *agg) add(t *traceconv.Tree) {
 		d := int64(n.Inclusive)
 		f.calls++
 		f.incl.add(d)
+		f.time.add(float64(d))
 		f.inclNs += float64(d)
 		f.exclNs += float64(n.Exclusive)
 		b := a.bucketOf(out, f)

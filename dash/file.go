@@ -136,7 +136,7 @@ func (f *File) row(i int, fa *funcAcc) FuncRow {
 		TotalNs: fa.inclNs, Pattern: patternOf(fa.fn.Signature),
 	}
 	if fa.calls > 0 {
-		r.MeanNs = fa.inclNs / float64(fa.calls)
+		r.MeanNs, r.StdDevNs = fa.inclNs/float64(fa.calls), fa.time.sd()
 	}
 	r.Dist = distOf(&fa.incl)
 	r.Series = make([]float64, f.agg.used)

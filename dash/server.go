@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,7 +120,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
+	w.Write(layoutSpace.ReplaceAll(b.Bytes(), []byte("><")))
 }
 
 func (s *Server) asset(w http.ResponseWriter, r *http.Request) {
@@ -164,6 +165,11 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 		s.o.Log(fmt.Sprintf("download %s: %v", name+f.Ext, err))
 	}
 }
+
+// layoutSpace is the template's indentation between two tags: line breaks
+// and the spaces after them, which would otherwise become thousands of text
+// nodes. A space on one line between tags is kept; it may separate words.
+var layoutSpace = regexp.MustCompile(`>\s*\n\s*<`)
 
 // maxForm bounds the body of a form post.
 const maxForm = 64 << 10

@@ -52,19 +52,13 @@ func sparkline(values, means []float64, unit string) template.HTML {
 	}
 	last := values[len(values)-1]
 	label := fmt.Sprintf("%s %s in the last window, at most %s per window over %d windows", fmtNum(last), unit, fmtNum(top), len(values))
+	if n := len(means); n > 0 && means[n-1] > 0 {
+		label += fmt.Sprintf("; mean %s in the last window", human.Ns(means[n-1]))
+	}
 	fmt.Fprintf(&pts, `<svg class="spark" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s"><title>%s</title>`,
 		int(w), int(h), int(w), int(h), svgText(label), svgText(label))
 	fmt.Fprintf(&pts, `<polygon class="spark-area" points="0,%s %s%s,%s"/>`, f1(h), line.String(), f1(w), f1(h))
 	fmt.Fprintf(&pts, `<polyline class="spark-line" points="%s"/>`, strings.TrimSpace(line.String()))
-	// Invisible columns carry each window's tooltip.
-	for i, v := range values {
-		tip := fmt.Sprintf("window %d: %s %s", i+1-len(values), fmtNum(v), unit)
-		if i < len(means) && means[i] > 0 {
-			tip += ", mean " + human.Ns(means[i])
-		}
-		cw := w / float64(len(values))
-		fmt.Fprintf(&pts, `<rect class="hit" x="%s" y="0" width="%s" height="%d"><title>%s</title></rect>`, f1(float64(i)*cw), f1(cw), int(h), svgText(tip))
-	}
 	fmt.Fprintf(&pts, `<circle class="spark-dot" cx="%s" cy="%s" r="2"/></svg>`, f1(x(len(values)-1)), f1(y(last)))
 	return template.HTML(pts.String())
 }
@@ -104,8 +98,9 @@ func histogram(d *Dist) template.HTML {
 		if bin.Count > 0 {
 			bh = max(bh, 1)
 		}
-		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s–%s: %s calls</title></rect>`,
-			f1(float64(i)*bw+0.5), f1(h-bh), f1(max(bw-1, 0.5)), f1(bh), human.Ns(bin.Lo), human.Ns(bin.Hi), count(bin.Count))
+		// No tooltip per bar: twenty-four elements more per row would
+		// double the page's weight for what the quantile marks tell.
+		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"/>`, f1(float64(i)*bw+0.5), f1(h-bh), f1(max(bw-1, 0.5)), f1(bh))
 	}
 	// Quantile marks: where the value falls among the bins.
 	pos := func(v float64) float64 {
@@ -223,7 +218,7 @@ func flameGraph(d *TraceDetail) template.HTML {
 	if d == nil || len(d.Nodes) == 0 || d.DurNs <= 0 {
 		return ""
 	}
-	const w, row = 1000.0, 20.0
+	const w, row = 800.0, 18.0
 	depth := 0
 	for _, n := range d.Nodes {
 		depth = max(depth, n.Depth)
@@ -253,8 +248,8 @@ func flameGraph(d *TraceDetail) template.HTML {
 			tip += ", panicked"
 		}
 		fmt.Fprintf(&b, `<g><rect class="%s" x="%s" y="%s" width="%s" height="%s"/>`, cls, f1(x), f1(y), f1(nw), f1(row-1))
-		if chars := int((nw - 6) / 6.6); chars >= 3 {
-			fmt.Fprintf(&b, `<text x="%s" y="%s">%s</text>`, f1(x+3), f1(y+14), svgText(clip(shortName(n.Signature), chars)))
+		if chars := int((nw - 6) / 6.7); chars >= 3 {
+			fmt.Fprintf(&b, `<text x="%s" y="%s">%s</text>`, f1(x+3), f1(y+13), svgText(clip(shortName(n.Signature), chars)))
 		}
 		fmt.Fprintf(&b, `<title>%s</title></g>`, svgText(tip))
 	}
