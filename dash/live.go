@@ -33,6 +33,7 @@ type Live struct {
 	addr string
 	o    LiveOptions
 
+	readMu   sync.Mutex // one reading at a time: the ticker's, a change's
 	mu       sync.Mutex
 	st       liveState
 	prev     map[uint32]cumulative // totals at the last reading
@@ -152,6 +153,8 @@ func (l *Live) Run(ctx context.Context) {
 // Read reads the program once: the tables, the series' next window and,
 // while someone looks at the page, the recent records.
 func (l *Live) Read(ctx context.Context) {
+	l.readMu.Lock()
+	defer l.readMu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, max(l.o.Refresh, 5*time.Second))
 	defer cancel()
 	now := l.o.Now()

@@ -43,11 +43,16 @@ tigris.yaml's) over the recorded calls. docs/dashboard.md describes the page.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			a, err := analysisSettings(cmd, an)
-			if err != nil {
-				return fmt.Errorf("dash: %w", err)
+			cfg.Target = args[0]
+			if fi, err := os.Stat(cfg.Target); err == nil && !fi.IsDir() {
+				// A trace: the analyzer section needs a filter.
+				if cfg.Analysis, err = analysisSettings(cmd, an); err != nil {
+					return fmt.Errorf("dash: %w", err)
+				}
 			}
-			cfg.Target, cfg.Analysis = args[0], a
+			if !cmd.Flags().Changed("token") {
+				cfg.Token = os.Getenv("TIGRIS_ADMIN_TOKEN")
+			}
 			cfg.Stdout, cfg.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			// The query engine (issue 24) plugs in here: cfg.Query = ...
 			return dash.Run(ctx, cfg)
@@ -55,7 +60,8 @@ tigris.yaml's) over the recorded calls. docs/dashboard.md describes the page.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.Listen, "listen", dash.DefaultListen, "address to serve the page on (loopback unless you say otherwise)")
-	f.StringVar(&cfg.Token, "token", os.Getenv("TIGRIS_ADMIN_TOKEN"), "the program's admin token, for changes (kept in tigris dash, never sent to the browser)")
+	// Not defaulted from the environment here: --help would print it.
+	f.StringVar(&cfg.Token, "token", "", "the program's admin token, for changes (default $TIGRIS_ADMIN_TOKEN; kept in tigris dash, never sent to the browser)")
 	f.BoolVar(&cfg.Open, "open", false, "open the page in a browser")
 	f.DurationVar(&cfg.Refresh, "refresh", 3*time.Second, "how often a live program is read and the page refreshed")
 	f.BoolVar(&cfg.ReadOnly, "read-only", false, "show, but switch nothing")
