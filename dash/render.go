@@ -63,7 +63,7 @@ var funcs = template.FuncMap{
 	},
 	"sortLink": func(key, label string, v *View) template.HTML {
 		if v.Functions.Sort == key {
-			return template.HTML(`<span aria-sort="descending">` + template.HTMLEscapeString(label) + ` ▾</span>`)
+			return template.HTML(template.HTMLEscapeString(label) + ` <span aria-hidden="true">▾</span><span class="visually-hidden">(sorted, largest first)</span>`)
 		}
 		q := v.Q
 		q.Sort = key

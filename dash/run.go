@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg Config) error {
 		fmt.Fprintf(cfg.Stderr, "tigris dash: warning: serving on %s, which is not loopback: whoever reaches it sees the program and can switch its probes (start with --read-only to prevent that)\n", ln.Addr())
 	}
 	srv := NewServer(src, ln.Addr(), Options{Query: cfg.Query, Log: func(line string) { fmt.Fprintf(cfg.Stderr, "tigris dash: %s\n", line) }})
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
 	url := "http://" + hostPort(ln.Addr()) + "/"
 	fmt.Fprintf(cfg.Stdout, "tigris dash: %s (%s; Ctrl-C to stop)\n", url, what)
 	if cfg.Open {

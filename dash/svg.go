@@ -227,13 +227,18 @@ func flameGraph(d *TraceDetail) template.HTML {
 	var b strings.Builder
 	label := fmt.Sprintf("flame graph of trace %d: %d calls over %s", d.ID, len(d.Nodes), human.Ns(d.DurNs))
 	fmt.Fprintf(&b, `<svg class="flame" viewBox="0 0 %d %s" role="img" aria-label="%s"><title>%s</title>`, int(w), f1(h), svgText(label), svgText(label))
-	for _, n := range d.Nodes {
+	colour := make([]int, len(d.Nodes))
+	for i, n := range d.Nodes {
 		x := n.StartNs / d.DurNs * w
 		nw := max(n.DurNs/d.DurNs*w, 0.5)
 		y := float64(n.Depth) * row
 		hf := fnv.New32a()
 		hf.Write([]byte(funcName(n.Signature)))
-		cls := fmt.Sprintf("f%d", hf.Sum32()%flameClasses)
+		colour[i] = int(hf.Sum32() % flameClasses)
+		if n.Parent >= 0 && n.Parent < i && colour[n.Parent] == colour[i] {
+			colour[i] = (colour[i] + 1) % flameClasses // never the caller's colour
+		}
+		cls := fmt.Sprintf("f%d", colour[i])
 		if n.Error || n.Panic {
 			cls += " failed"
 		}

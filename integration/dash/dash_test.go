@@ -199,6 +199,13 @@ func TestDashInBrowser(t *testing.T) {
 	})
 	t.Logf("%d functions on the page; switching %s (%d calls) to fine", len(rows), handler.Sig, handler.Calls)
 
+	// The page refreshes its live sections itself (every --refresh, 1s).
+	waitFor(t, 15*time.Second, "the page's own refresh", func() bool {
+		var at string
+		page.eval(tctx, `document.body.dataset.refreshed || ''`, &at)
+		return at != ""
+	})
+
 	// Pause the page's refresh (a person reading would), then click the
 	// handler's "fine" button.
 	pause := center(t, tctx, page, `document.getElementById('pause')`)
