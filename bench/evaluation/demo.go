@@ -176,6 +176,14 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
+	demoClosing(stdout, trace, o.Out != "")
+	return nil
+}
+
+// demoClosing says how to open the trace and its conversions, and ends with
+// the command that shows the run in tigris dash.
+func demoClosing(stdout io.Writer, trace string, kept bool) {
+	say := func(format string, args ...any) { fmt.Fprintf(stdout, format+"\n", args...) }
 	pprofOut, chromeOut := traceconv.Pprof.DefaultOutput(trace), traceconv.Chrome.DefaultOutput(trace)
 	say("")
 	say("Open them:")
@@ -183,10 +191,13 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 	say("   go tool pprof -http=127.0.0.1:0 %s      # flame graph in the browser", pprofOut)
 	say("   https://ui.perfetto.dev  →  Open trace file  →  %s", chromeOut)
 	say("   go run ./cmd/tigris stats %s            # per-function table of the fine records", trace)
-	if o.Out == "" {
+	if !kept {
 		say("(these files are removed now; --out DIR keeps them)")
+		return
 	}
-	return nil
+	say("")
+	say("See the whole run in the browser (functions, latencies, the analyzer's choices, call trees):")
+	say("   go run ./cmd/tigris dash --open %s", trace)
 }
 
 // demoReport prints the phase-1 statistics, the analysis cycles and the writer.

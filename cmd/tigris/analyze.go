@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/offline"
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 const analyzeHelp = `analyze runs the analyzer's grouping and selection offline, on a saved
@@ -61,9 +62,19 @@ type analyzeOptions struct {
 	config   string
 }
 
-// runAnalyze hands the flags to package offline: the file is --config, else
-// $TIGRIS_CONFIG, else found upward; the filter is --criteria when given.
+// runAnalyze hands the flags to package offline.
 func runAnalyze(cmd *cobra.Command, path string, o analyzeOptions) error {
+	a, err := analysisSettings(cmd, o)
+	if err != nil {
+		return err
+	}
+	return offline.Run(cmd.OutOrStdout(), path, a)
+}
+
+// analysisSettings are the analysis settings the flags ask for (tigris
+// analyze, tigris dash on a trace): the file is --config, else
+// $TIGRIS_CONFIG, else found upward; the filter is --criteria when given.
+func analysisSettings(cmd *cobra.Command, o analyzeOptions) (settings.Analysis, error) {
 	opt := offline.Options{Config: cmp.Or(o.config, os.Getenv("TIGRIS_CONFIG")), Metrics: map[string]string{}}
 	if cmd.Flags().Changed("criteria") {
 		opt.Criteria = &o.criteria
@@ -73,14 +84,10 @@ func runAnalyze(cmd *cobra.Command, path string, o analyzeOptions) error {
 			crit, metric, ok := strings.Cut(strings.TrimSpace(item), "=")
 			crit, metric = strings.TrimSpace(crit), strings.TrimSpace(metric)
 			if !ok || crit == "" || metric == "" {
-				return fmt.Errorf("--metric %q: want criterion=metric, e.g. expensive=mean-time", item)
+				return settings.Analysis{}, fmt.Errorf("--metric %q: want criterion=metric, e.g. expensive=mean-time", item)
 			}
 			opt.Metrics[crit] = metric
 		}
 	}
-	a, err := offline.Settings(opt)
-	if err != nil {
-		return err
-	}
-	return offline.Run(cmd.OutOrStdout(), path, a)
+	return offline.Settings(opt)
 }

@@ -65,7 +65,7 @@ docs/admin-api.md describes every endpoint.`,
 	pf.BoolVar(&c.asJSON, "json", false, "print the JSON reply")
 	cmd.AddCommand(
 		c.probesCmd(), c.rulesCmd(), c.enableCmd(), c.samplingCmd(), c.analysisCmd(),
-		c.statsCmd(), c.writerCmd(), c.healthCmd(), c.metricsCmd(),
+		c.statsCmd(), c.writerCmd(), c.healthCmd(), c.metricsCmd(), c.authCmd(),
 	)
 	return cmd
 }

@@ -56,7 +56,7 @@ says otherwise.`,
 }
 
 func (c *ctl) writerCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "writer",
 		Short: "Show the trace writer's counters and current file",
 		Args:  cobra.NoArgs,
@@ -78,6 +78,8 @@ func (c *ctl) writerCmd() *cobra.Command {
 			})
 		},
 	}
+	cmd.AddCommand(c.writerRecentCmd()) // ctl_recent.go
+	return cmd
 }
 
 func (c *ctl) healthCmd() *cobra.Command {

@@ -28,6 +28,7 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		newMatchCmd(),
 		newDemoCmd(),
 		newCtlCmd(),
+		newDashCmd(),
 		newReadCmd(),
 		newStatsCmd(),
 		newConvertCmd(),

@@ -65,6 +65,8 @@
 //	GET    /tigris/v1/analysis/history  the recent cycles
 //	GET    /tigris/v1/stats             ?sort= ?order= ?top= ?pointcut= ?mode=
 //	GET    /tigris/v1/writer            writer counters and current file
+//	GET    /tigris/v1/writer/recent     ?bytes= the recent fine records, a trace stream
+//	POST   /tigris/v1/auth              would a change be accepted (checks the token only)
 //	GET    /tigris/v1/health            liveness and a summary
 //	GET    /metrics                     Prometheus text format (also /tigris/v1/metrics)
 //

@@ -91,6 +91,8 @@ func NewHandler(opts Options) http.Handler {
 	a.handle("analysis/history", methods{"GET": a.history})
 	a.handle("stats", methods{"GET": a.stats})
 	a.handle("writer", methods{"GET": a.writer})
+	a.handle("writer/recent", methods{"GET": a.recent}) // recent.go
+	a.handle("auth", methods{"POST": a.auth})           // recent.go
 	a.handleFree("health", methods{"GET": a.health})
 	a.handle("metrics", methods{"GET": a.metrics})
 	a.mux.Handle("/metrics", a.wrap(methods{"GET": a.metrics}, true))

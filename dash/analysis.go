@@ -1,0 +1,139 @@
+package dash
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tigrisgo/tigris/runtime/dsl"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// The analyzer's state as the page shows it, from a live program's cycles or
+// from an evaluation of a trace.
+
+// cycleView turns an analysis cycle into what the page shows.
+func cycleView(c *analyzer.Cycle, parts []analyzer.Partition) Cycle {
+	v := Cycle{
+		Seq: c.Seq, At: c.At, Trigger: c.Trigger, Window: time.Duration(c.Window).String(),
+		Took: time.Duration(c.Took).String(), Candidates: c.Candidates,
+		Selected: c.Selected, Added: c.Added, Removed: c.Removed, Reasons: c.Reasons,
+		Why: c.Why, Err: c.Err, Sampling: settings.FormatPercent(c.Sampling),
+	}
+	if b := c.Budget; b != nil {
+		v.Budget = fmt.Sprintf("budget %s of CPU: %.0f fine calls/s → sampling %s (%s)",
+			settings.FormatPercent(b.Budget), b.FineCallsPerSec, settings.FormatPercent(b.Rate), b.Action)
+	}
+	for _, p := range parts {
+		v.Partitions = append(v.Partitions, partitionView(p))
+	}
+	return v
+}
+
+// partitionView puts a grouping in the criterion's order: a metric where
+// higher is less of the criterion (result-size-sd for changeable) has its
+// groups and cuts reversed.
+func partitionView(p analyzer.Partition) Partition {
+	v := Partition{
+		Criterion: p.Criterion, Metric: p.Metric, Direction: p.Direction.String(),
+		Method: p.Method.String(), N: p.N, Excluded: p.Excluded, Counts: p.Counts,
+	}
+	if p.Method == dsl.MethodNormal || p.Method == dsl.MethodQuantiles {
+		for _, c := range p.Cuts {
+			v.Cuts = append(v.Cuts, analyzer.FormatMetric(c.Value))
+		}
+	}
+	if p.Direction == dsl.HigherIsLess {
+		slices.Reverse(v.Counts[:])
+		slices.Reverse(v.Cuts)
+	}
+	return v
+}
+
+// timeline lays the selections of cycles (newest first) out as a grid,
+// oldest cycle first, functions in the order they were first selected.
+func timeline(cycles []Cycle) Timeline {
+	var t Timeline
+	row := map[string]int{}
+	for i := len(cycles) - 1; i >= 0; i-- {
+		c := &cycles[i]
+		t.Cycles = append(t.Cycles, c.Seq)
+		for _, s := range c.Selected {
+			if _, ok := row[s]; !ok {
+				row[s] = len(t.Rows)
+				t.Rows = append(t.Rows, s)
+			}
+		}
+	}
+	t.Cells = make([][]bool, len(t.Rows))
+	for r := range t.Cells {
+		t.Cells[r] = make([]bool, len(t.Cycles))
+	}
+	for i := len(cycles) - 1; i >= 0; i-- {
+		col := len(cycles) - 1 - i
+		for _, s := range cycles[i].Selected {
+			t.Cells[row[s]][col] = true
+		}
+	}
+	return t
+}
+
+// metricsOf lists the binding of the filter's criteria, then the others.
+func metricsOf(a settings.Analysis) []KV {
+	var crit []string
+	if f, err := dsl.Parse(a.Criteria); err == nil {
+		crit = f.Criteria()
+	}
+	var out []KV
+	for _, c := range crit {
+		out = append(out, KV{c, a.Metrics[c]})
+	}
+	return out
+}
+
+// phase says in one line which phase the analyzer is in, from its settings,
+// its latest cycle and how many probes are fine.
+func phase(enabled bool, interval time.Duration, last *Cycle, fine int, now time.Time) (string, string) {
+	if !enabled {
+		if fine > 0 {
+			return "Analysis off", fmt.Sprintf("%d probe(s) fine by rules; no cycle runs on its own (Run a cycle now, or turn analysis on)", fine)
+		}
+		return "Analysis off", "modes follow the rules only; no cycle runs on its own"
+	}
+	next := ""
+	if last != nil && interval > 0 {
+		if d := last.At.Add(interval).Sub(now); d > 0 {
+			next = fmt.Sprintf("; next cycle in %s", d.Round(time.Second))
+		}
+	}
+	switch {
+	case last == nil:
+		return "Phase 1: coarse statistics", "every function is measured cheaply; the first cycle picks what to trace" + next
+	case last.Err != "":
+		return "Phase 2 held", "the last cycle failed, the previous selection stays: " + last.Err + next
+	case len(last.Selected) == 0:
+		return "Phase 1: coarse statistics", "cycle " + fmt.Sprint(last.Seq) + " selected nothing" + next
+	}
+	return "Phase 2: fine tracing", fmt.Sprintf("%d function(s) selected by cycle %d traced in detail, sampled at %s%s",
+		len(last.Selected), last.Seq, last.Sampling, next)
+}
+
+// staticCriteria names the criteria bound to metrics a trace does not carry.
+func staticCriteria(a settings.Analysis) []string {
+	f, err := dsl.Parse(a.Criteria)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range f.Criteria() {
+		if m, ok := dsl.Metrics[a.Metrics[c]]; ok && m.Static {
+			out = append(out, fmt.Sprintf("%s (%s)", c, a.Metrics[c]))
+		}
+	}
+	return out
+}
+
+// joinOr joins names for a sentence.
+func joinOr(names []string) string { return strings.Join(names, ", ") }

@@ -1,0 +1,119 @@
+package dash
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tigrisgo/tigris/internal/human"
+)
+
+// assets are the page template, the style sheet, the script and the icon:
+// compiled into the tigris command, never into the programs it monitors.
+//
+//go:embed assets
+var assets embed.FS
+
+// page is the page template.
+var page = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/page.html"))
+
+var funcs = template.FuncMap{
+	"seconds": func(d time.Duration) int { return max(int(d.Round(time.Second)/time.Second), 1) },
+	"dur": func(d time.Duration) string {
+		switch {
+		case d <= 0:
+			return "–"
+		case d < time.Second:
+			return human.Ns(float64(d))
+		case d < time.Minute:
+			return d.Round(100 * time.Millisecond).String()
+		}
+		return human.Clock(d)
+	},
+	"clock": func(t time.Time) string {
+		if t.IsZero() {
+			return "–"
+		}
+		return t.Local().Format("15:04:05")
+	},
+	"count": count,
+	"ns": func(v float64) string {
+		if v <= 0 {
+			return "0"
+		}
+		return human.Ns(v)
+	},
+	"bytes": func(n uint64) string { return human.Bytes(int64(n)) },
+	"short": shortName,
+	"base": func(p string) string {
+		if p == "" {
+			return "–"
+		}
+		return filepath.Base(p)
+	},
+	"join":  func(s []string, sep string) string { return strings.Join(s, sep) },
+	"modes": func() []string { return []string{"off", "coarse", "fine"} },
+	"sortName": func(k string) string {
+		return map[string]string{"total": "total time", "calls": "calls", "mean": "mean time", "p99": "p99 latency", "errors": "errors", "name": "name"}[k]
+	},
+	"sortLink": func(key, label string, v *View) template.HTML {
+		if v.Functions.Sort == key {
+			return template.HTML(template.HTMLEscapeString(label) + ` <span aria-hidden="true">▾</span><span class="visually-hidden">(sorted, largest first)</span>`)
+		}
+		q := v.Q
+		q.Sort = key
+		return template.HTML(fmt.Sprintf(`<a href="%s#functions">%s</a>`, template.HTMLEscapeString(queryURL(q)), template.HTMLEscapeString(label)))
+	},
+	"allLink":   func(v *View) string { q := v.Q; q.All = true; return queryURL(q) + "#functions" },
+	"traceLink": func(v *View, id uint64) string { q := v.Q; q.Trace = id; return queryURL(q) + "#traces" },
+	"hist":      histogram,
+	"spark":     sparkline,
+	"partbar":   partitionBar,
+	"timeline":  timelineGrid,
+	"flame":     flameGraph,
+	"hasMembers": func(p Partition) bool {
+		for _, m := range p.Members {
+			if len(m) > 0 {
+				return true
+			}
+		}
+		return false
+	},
+	"level":      func(i int) string { return levelNames[i] },
+	"depthClass": func(d int) int { return min(d, 24) },
+	"switchArgs": func(r FuncRow, c Controls) map[string]any { return map[string]any{"Row": r, "Controls": c} },
+	"deleteArgs": func(r Rule, c Controls) map[string]any { return map[string]any{"Rule": r, "Controls": c} },
+}
+
+// queryURL is the page's URL for q.
+func queryURL(q Query) string {
+	v := url.Values{}
+	if q.Sort != "" && q.Sort != "total" {
+		v.Set("sort", q.Sort)
+	}
+	if q.All {
+		v.Set("all", "1")
+	}
+	if q.Trace != 0 {
+		v.Set("trace", strconv.FormatUint(q.Trace, 10))
+	}
+	if len(v) == 0 {
+		return "/"
+	}
+	return "/?" + v.Encode()
+}
+
+// parseQuery reads a Query from the page's URL; unknown values are ignored.
+func parseQuery(v url.Values) Query {
+	q := Query{Sort: v.Get("sort"), All: v.Get("all") == "1"}
+	if _, ok := sortKeys[q.Sort]; !ok {
+		q.Sort = ""
+	}
+	q.Trace, _ = strconv.ParseUint(v.Get("trace"), 10, 64)
+	return q
+}
