@@ -48,6 +48,10 @@ docs/admin-api.md describes every endpoint.`,
   tigris ctl rules delete 0`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			c.cmd = cmd
+			if !cmd.Flags().Changed("token") {
+				// Read here, not as the flag's default, so --help never prints it.
+				c.token = os.Getenv("TIGRIS_ADMIN_TOKEN")
+			}
 			o := adminclient.Options{Token: c.token}
 			if c.asJSON {
 				o.Raw = cmd.OutOrStdout()
@@ -61,7 +65,7 @@ docs/admin-api.md describes every endpoint.`,
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&c.addr, "addr", adminclient.AddrFromEnv(), "admin endpoint address, host:port or a URL")
-	pf.StringVar(&c.token, "token", os.Getenv("TIGRIS_ADMIN_TOKEN"), "bearer token for changes")
+	pf.StringVar(&c.token, "token", "", "bearer token for changes (default $TIGRIS_ADMIN_TOKEN)")
 	pf.BoolVar(&c.asJSON, "json", false, "print the JSON reply")
 	cmd.AddCommand(
 		c.probesCmd(), c.rulesCmd(), c.enableCmd(), c.samplingCmd(), c.analysisCmd(),
