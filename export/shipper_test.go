@@ -1,0 +1,248 @@
+package export
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tigrisgo/tigris/runtime/writer"
+)
+
+// simFile writes simulated calls to a trace file (rotating at rotate bytes,
+// if set) with a sync writer, in steps, calling between(i) after each step.
+func simFile(t testing.TB, path string, calls []simCall, rotate int64, steps int, between func(i int)) {
+	t.Helper()
+	w, err := writer.NewSync(writer.Options{Path: path, RotateBytes: rotate, ChunkBytes: 4096, FlushInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := uint32(1); p <= 3; p++ {
+		w.Define(writer.ProbeDef{ID: p, Signature: fmt.Sprintf("example.com/sim.F%d(int) error", p), Package: "example.com/sim", Name: fmt.Sprintf("F%d", p), File: "/src/sim/sim.go", Line: int(10 * p)})
+	}
+	per := (len(calls) + steps - 1) / steps
+	for i := 0; i < steps; i++ {
+		for j := i * per; j < min(len(calls), (i+1)*per); j++ {
+			w.Write(&calls[j].rec)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if between != nil {
+			between(i)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkDelivered checks that the receiver holds exactly one span per call,
+// each with its true parent.
+func checkDelivered(t *testing.T, r *receiver, stream uint64, calls []simCall) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dups != 0 {
+		t.Errorf("%d spans received twice", r.dups)
+	}
+	if len(r.spans) != len(calls) {
+		t.Errorf("received %d spans for %d records", len(r.spans), len(calls))
+	}
+	wrong := 0
+	for _, c := range calls {
+		hi, lo := traceID(stream, c.rec.Trace)
+		var tid [16]byte
+		binary.BigEndian.PutUint64(tid[:], hi)
+		binary.BigEndian.PutUint64(tid[8:], lo)
+		var sid [8]byte
+		binary.BigEndian.PutUint64(sid[:], spanID(stream, c.rec.Trace, c.rec.EOI))
+		sp := r.spans[spanKey(tid[:], sid[:])]
+		if sp == nil {
+			t.Errorf("no span for trace %d eoi %d", c.rec.Trace, c.rec.EOI)
+			continue
+		}
+		var want []byte
+		if c.parent >= 0 {
+			binary.BigEndian.PutUint64(sid[:], spanID(stream, c.rec.Trace, uint32(c.parent)))
+			want = sid[:]
+		}
+		if string(sp.ParentSpanId) != string(want) {
+			if wrong++; wrong < 5 {
+				t.Errorf("trace %d eoi %d: parent %x, want %x", c.rec.Trace, c.rec.EOI, sp.ParentSpanId, want)
+			}
+		}
+	}
+	if wrong > 0 {
+		t.Errorf("%d spans with a wrong parent", wrong)
+	}
+}
+
+func streamOf(t testing.TB, path string) uint64 {
+	h, err := peekHeader(path)
+	if err != nil || h == nil {
+		t.Fatalf("no header in %s: %v", path, err)
+	}
+	return h.Stream
+}
+
+func testOptions(r *receiver, dir string) Options {
+	return Options{
+		Traces: []string{dir}, Endpoint: r.srv.URL, Checkpoint: filepath.Join(dir, "export.ckpt"),
+		Poll: 10 * time.Millisecond, BatchWait: 10 * time.Millisecond, BatchSpans: 500,
+		Hold: 100 * time.Millisecond, Settle: 50 * time.Millisecond, CheckpointEvery: 10 * time.Millisecond,
+		BackoffMin: 5 * time.Millisecond, BackoffMax: 20 * time.Millisecond,
+	}
+}
+
+// waitFor polls cond for up to 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestFollowRotating follows a stream while it is written and rotated: every
+// record arrives once with its parent, traces that never end included.
+func TestFollowRotating(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.tgr")
+	rng := rand.New(rand.NewPCG(1, 2))
+	calls := simulate(rng, 4, 3000, true)
+	r := newReceiver(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var st Stats
+	done := make(chan error, 1)
+	started := false
+	simFile(t, path, calls, 8<<10, 20, func(i int) {
+		if !started {
+			started = true
+			go func() { var err error; st, err = Run(ctx, testOptions(r, dir)); done <- err }()
+		}
+		time.Sleep(5 * time.Millisecond)
+	})
+	if _, err := os.Stat(writer.RotatedPath(path, 3)); err != nil {
+		t.Fatalf("the writer did not rotate enough: %v", err)
+	}
+	waitFor(t, "every span", func() bool { n, _ := r.count(); return n >= len(calls) })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkDelivered(t, r, streamOf(t, path), calls)
+	if st.Records != int64(len(calls)) || st.SpansSent != int64(len(calls)) || st.SpansFailed != 0 || st.SpansPending != 0 {
+		t.Errorf("stats %+v for %d records", st, len(calls))
+	}
+}
+
+// TestOutageAndRestart: the receiver refuses for a while, then the shipper
+// is stopped and started again twice; every span arrives exactly once, and
+// the shipper held no more than its memory bound meanwhile.
+func TestOutageAndRestart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.tgr")
+	rng := rand.New(rand.NewPCG(3, 4))
+	calls := simulate(rng, 6, 5000, false)
+	simFile(t, path, calls, 0, 1, nil)
+	r := newReceiver(t)
+	r.status.Store(http.StatusServiceUnavailable)
+	o := testOptions(r, dir)
+	o.MaxMemory = 4 << 20
+	var maxPending int64
+	var mu sync.Mutex
+	o.OnStats = func(s Stats) {
+		mu.Lock()
+		maxPending = max(maxPending, s.SpansPending)
+		mu.Unlock()
+	}
+	run := func(d time.Duration, cond func() bool) Stats {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan Stats)
+		go func() {
+			st, err := Run(ctx, o)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- st
+		}()
+		time.Sleep(d)
+		if cond != nil {
+			waitFor(t, "progress", cond)
+		}
+		cancel()
+		return <-done
+	}
+	run(300*time.Millisecond, nil) // refused all along
+	if n, _ := r.count(); n != 0 {
+		t.Fatalf("%d spans received while refusing", n)
+	}
+	r.status.Store(0)
+	run(0, func() bool { n, _ := r.count(); return n > len(calls)/4 }) // stopped midway
+	st := run(0, func() bool { n, _ := r.count(); return n >= len(calls) })
+	checkDelivered(t, r, streamOf(t, path), calls)
+	if st.SpansSent != int64(len(calls)) || st.Records != int64(len(calls)) || st.Retries == 0 {
+		t.Errorf("stats %+v for %d records", st, len(calls))
+	}
+	// 4 MiB at 72 bytes a span, plus a read batch of slack.
+	if bound := int64(o.MaxMemory/recordCost) + readBatchRecords; maxPending > bound {
+		t.Errorf("up to %d spans pending, more than the memory bound allows (%d)", maxPending, bound)
+	}
+}
+
+// TestOnce exports finished files and returns; a second run sends nothing.
+func TestOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.tgr")
+	calls := simulate(rand.New(rand.NewPCG(5, 6)), 3, 2000, false)
+	simFile(t, path, calls, 0, 1, nil)
+	r := newReceiver(t)
+	o := testOptions(r, dir)
+	o.Once = true
+	o.Gzip = true
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := Run(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	checkDelivered(t, r, streamOf(t, path), calls)
+	st, err := Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, dups := r.count(); n != len(calls) || dups != 0 || st.SpansSent != int64(len(calls)) {
+		t.Errorf("after a second run: %d spans, %d duplicates, stats %+v", n, dups, st)
+	}
+	o.Traces = []string{filepath.Join(dir, "none-*.tgr")}
+	o.Checkpoint = ""
+	if _, err := Run(ctx, o); err == nil {
+		t.Error("Once with no files: no error")
+	}
+}
+
+// TestRefused: a receiver that refuses for good (400) gets each batch once,
+// and the spans are counted as not delivered.
+func TestRefused(t *testing.T) {
+	dir := t.TempDir()
+	calls := simulate(rand.New(rand.NewPCG(7, 8)), 2, 300, false)
+	simFile(t, filepath.Join(dir, "app.tgr"), calls, 0, 1, nil)
+	r := newReceiver(t)
+	r.status.Store(http.StatusBadRequest)
+	o := testOptions(r, dir)
+	o.Once = true
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.SpansFailed != int64(len(calls)) || st.SpansSent != 0 || st.Retries != 0 {
+		t.Errorf("stats %+v for %d records", st, len(calls))
+	}
+}
