@@ -2,10 +2,10 @@ package export
 
 import (
 	"encoding/binary"
-	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -88,25 +88,9 @@ type probeEnc struct {
 // FunctionName is code.function.name for a probe signature as the monitor
 // writes it: the signature up to its parameter list, which is the name Go's
 // runtime gives the function (runtime.Func.Name, tracebacks, pprof):
-// "example.com/shop.(*Store).Find", "example.com/shop.Max[...]".
-func FunctionName(signature string) string {
-	s := strings.TrimPrefix(signature, "func ")
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			if depth == 0 && i > 0 && s[i-1] != '.' {
-				return s[:i]
-			}
-			depth++
-		case '[':
-			depth++
-		case ')', ']':
-			depth--
-		}
-	}
-	return s
-}
+// "example.com/shop.(*Store).Find", "example.com/shop.Max[...]". The admin
+// endpoint's /metrics labels series with the same name.
+func FunctionName(signature string) string { return admin.FunctionName(signature) }
 
 func newProbeEnc(d *writer.ProbeDef) probeEnc {
 	name := FunctionName(d.Signature)
