@@ -51,8 +51,9 @@ type held struct {
 	// pin is the parent a record not yet ripe found among the records a
 	// partial flush sent: a record that came before its child (the writer's
 	// queues reorder a little) and was sent while the child stayed.
-	pin    uint32
-	pinned bool
+	pin        uint32
+	pinMissing uint32
+	pinned     bool
 }
 
 // openTrace holds the records of a trace not yet sent.
@@ -116,9 +117,11 @@ type sample struct {
 }
 
 // ripe returns the arrival count up to which held records are old enough to
-// send: window records ago, or wait ago, whichever lets more go. Records that
-// came later may still see a record of their trace written in the writer's
-// next pass (a goroutine that moved between Ps) and are held a little longer.
+// send. Records that came later may still see a record of their trace
+// written in the writer's next pass (a goroutine that moved between Ps) and
+// are held a little longer: window records, or, while the files are read up
+// to their end (so whatever the writer had written then has been read
+// since), wait.
 func (a *assembler) ripe(st *stream, now time.Time) int64 {
 	if n := len(st.clock); n == 0 || now.Sub(st.clock[n-1].when) >= 100*time.Millisecond {
 		st.clock = append(st.clock, sample{now, st.records})
@@ -127,6 +130,9 @@ func (a *assembler) ripe(st *stream, now time.Time) int64 {
 		}
 	}
 	cut := st.records - a.window
+	if !st.caughtUp {
+		return cut
+	}
 	for i := len(st.clock) - 1; i >= 0; i-- {
 		if now.Sub(st.clock[i].when) >= a.wait {
 			cut = max(cut, st.clock[i].records)
@@ -155,6 +161,8 @@ type stream struct {
 	clock     []sample // the record count now and then, to turn Settle into a count
 	completed completedIDs
 	records   int64 // records received
+	// caughtUp: the last batch read reached the end of the files.
+	caughtUp bool
 
 	// Position: items consumed from file Seq (path).
 	path  string
@@ -208,6 +216,7 @@ type assembler struct {
 
 	open    int64 // records held in open traces
 	scratch []spanItem
+	keep    []held
 	stats   *Stats
 }
 
@@ -263,7 +272,10 @@ func (a *assembler) expire(st *stream, now time.Time) {
 		case t.complete:
 		case st.ended:
 			a.flush(st, id, flushFinal)
-		case len(t.recs) > 0 && now.Sub(t.since) >= a.hold:
+		case st.caughtUp && len(t.recs) > 0 && now.Sub(t.since) >= a.hold:
+			// Only while the files are read up to their end: then an index
+			// without a record is a call still running (or a record the
+			// writer has not flushed yet, which ripeness waits for).
 			a.flushPartial(st, id, a.ripe(st, now), now)
 		}
 	}
@@ -286,8 +298,11 @@ func (a *assembler) shed(streams []*stream, limit int64) {
 		if best == nil {
 			return
 		}
-		// Every held record goes, ripe or not: memory comes first.
-		a.flushPartial(best, bestID, math.MaxInt64, time.Time{})
+		// The records whose parents are certain go; if none is, every held
+		// record goes, ripe or not: memory comes first.
+		if a.send(best, bestID, flushShed, math.MaxInt64, time.Time{}) == 0 {
+			a.send(best, bestID, flushPartial, math.MaxInt64, time.Time{})
+		}
 		a.stats.TracesSplit++
 	}
 }
@@ -308,6 +323,12 @@ const (
 	// returned have no span; their children keep the parent ids that earlier
 	// parts of the trace got.
 	flushFinal
+	// flushShed: memory is short. Only the records whose parent is certain
+	// (a held record one level up) go; the roots of the held subtrees stay.
+	// While a backlog is read, an index without a record may be a record not
+	// read yet rather than a call still running, so the missing indexes are
+	// no evidence then.
+	flushShed
 )
 
 // flush sends a trace whole (complete or final).
@@ -320,10 +341,10 @@ func (a *assembler) flushPartial(st *stream, id uint64, ripe int64, now time.Tim
 	a.send(st, id, flushPartial, ripe, now)
 }
 
-func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now time.Time) {
+func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now time.Time) (sent int) {
 	t := st.traces[id]
 	if t == nil {
-		return
+		return 0
 	}
 	recs := t.recs
 	slices.SortStableFunc(recs, func(x, y held) int { return cmp.Compare(x.EOI, y.EOI) })
@@ -334,7 +355,8 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 	out := a.scratch[:0]
 	stack := make([]int, 0, 16) // indexes into recs
 	h := 0                      // holes[:h] are below the current record
-	kept := 0
+	// The records that stay are collected apart: the stack points into recs.
+	keep := a.keep[:0]
 	for i := range recs {
 		c := &recs[i].Record
 		for len(stack) > 0 && !mayContain(&recs[stack[len(stack)-1]].Record, c) {
@@ -344,27 +366,30 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 			h++
 		}
 		s := spanItem{rec: *c}
+		// definite: the parent is a record one level up, so no call can be
+		// between them, whatever has not been read yet.
+		definite := false
 		if len(stack) > 0 {
 			p := &recs[stack[len(stack)-1]].Record
 			s.parent, s.hasParent, s.missing = p.EOI, true, c.ESS-p.ESS-1
+			definite = s.missing == 0
 		}
 		if r := &recs[i]; r.pinned && (!s.hasParent || r.pin > s.parent) {
-			s.parent, s.hasParent, s.missing = r.pin, true, 0
+			s.parent, s.hasParent, s.missing, definite = r.pin, true, r.pinMissing, r.pinMissing == 0
 		}
 		stack = append(stack, i)
-		if recs[i].at > ripe {
-			// Not ripe: it stays, and is sent (with a parent decided then)
-			// by a later flush. A parent found among the records is kept,
-			// since that record may go now.
+		if recs[i].at > ripe || mode == flushShed && !definite {
+			// It stays, and is sent (with a parent decided then) by a later
+			// flush. A parent found among the records is kept, since that
+			// record may go now.
 			r := recs[i]
 			if s.hasParent {
-				r.pin, r.pinned = s.parent, true
+				r.pin, r.pinMissing, r.pinned = s.parent, s.missing, true
 			}
-			recs[kept] = r
-			kept++
+			keep = append(keep, r)
 			continue
 		}
-		if h > 0 && (!s.hasParent || holes[h-1] > s.parent) {
+		if !definite && h > 0 && (!s.hasParent || holes[h-1] > s.parent) {
 			s.parent, s.hasParent, s.missing = holes[h-1], true, 0
 		}
 		s.pe = st.probe(c.Probe)
@@ -373,25 +398,30 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 		}
 		out = append(out, s)
 	}
+	kept := len(keep)
 	a.open -= int64(len(recs) - kept)
 	a.scratch = out[:0]
 	if len(out) > 0 {
 		a.emit(st, out)
 	}
-	if mode != flushPartial {
+	if mode == flushComplete || mode == flushFinal {
 		delete(st.traces, id)
 		st.completed.add(id)
-		return
+		return len(out)
 	}
 	if len(recs) > 0 {
 		t.next = max(t.next, recs[len(recs)-1].EOI+1)
 	}
 	t.partial, t.holes = true, holes
-	t.recs = recs[:kept]
-	t.since = now
+	t.recs = append(recs[:0], keep...)
+	a.keep = keep[:0]
+	if mode == flushPartial {
+		t.since = now
+	}
 	if kept == 0 && cap(t.recs) > 1024 {
 		t.recs = nil
 	}
+	return len(out)
 }
 
 // mergeHoles returns the order indexes below the highest seen that have no

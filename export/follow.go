@@ -40,6 +40,8 @@ type readBatch struct {
 	lost   uint64 // records the program's writer reported lost
 	gaps   int64  // damaged stretches skipped
 	ended  bool   // the stream has no more files and will get no more items
+	// caughtUp: the batch ends where the file ends for now.
+	caughtUp bool
 }
 
 // readBatchRecords is how many records a follower puts into one batch.
@@ -127,7 +129,8 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 	}
 	t.final = func() bool {
 		// About to wait: hand over what was read, so a quiet program's
-		// records are not held back.
+		// records are not held back, and say that the reading is caught up.
+		batch().caughtUp = true
 		if send() != nil {
 			return true
 		}

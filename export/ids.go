@@ -1,5 +1,7 @@
 package export
 
+import "encoding/binary"
+
 // Trace and span ids are functions of the record, not random: a shipper that
 // resumes from its checkpoint, or re-sends a batch whose reply it did not see,
 // sends the same ids again, so the backend holds one span, not two (and a
@@ -44,5 +46,23 @@ func spanIDOf(lo uint64, eoi uint32) uint64 {
 	if id == 0 {
 		id = 1
 	}
+	return id
+}
+
+// TraceID is the OTLP trace id export gives the records of trace in stream
+// (writer.Header.Stream, writer.Record.Trace).
+func TraceID(stream, trace uint64) [16]byte {
+	hi, lo := traceID(stream, trace)
+	var id [16]byte
+	binary.BigEndian.PutUint64(id[:], hi)
+	binary.BigEndian.PutUint64(id[8:], lo)
+	return id
+}
+
+// SpanID is the OTLP span id export gives the call with order index eoi
+// (writer.Record.EOI) of trace in stream.
+func SpanID(stream, trace uint64, eoi uint32) [8]byte {
+	var id [8]byte
+	binary.BigEndian.PutUint64(id[:], spanID(stream, trace, eoi))
 	return id
 }

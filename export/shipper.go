@@ -412,6 +412,7 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 	s.stats.WriterLost += rb.lost
 	s.stats.Gaps += rb.gaps
 	st.path, st.seq = rb.path, rb.seq
+	st.caughtUp = rb.caughtUp
 	if rb.items >= 0 {
 		st.items = rb.items
 	}

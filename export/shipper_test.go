@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/export/otlptest"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -45,15 +46,14 @@ func simFile(t testing.TB, path string, calls []simCall, rotate int64, steps int
 
 // checkDelivered checks that the receiver holds exactly one span per call,
 // each with its true parent.
-func checkDelivered(t *testing.T, r *receiver, stream uint64, calls []simCall) {
+func checkDelivered(t *testing.T, r *otlptest.Receiver, stream uint64, calls []simCall) {
 	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.dups != 0 {
-		t.Errorf("%d spans received twice", r.dups)
+	spans := r.Spans()
+	if _, dups := r.Count(); dups != 0 {
+		t.Errorf("%d spans received twice", dups)
 	}
-	if len(r.spans) != len(calls) {
-		t.Errorf("received %d spans for %d records", len(r.spans), len(calls))
+	if len(spans) != len(calls) {
+		t.Errorf("received %d spans for %d records", len(spans), len(calls))
 	}
 	wrong := 0
 	for _, c := range calls {
@@ -63,8 +63,8 @@ func checkDelivered(t *testing.T, r *receiver, stream uint64, calls []simCall) {
 		binary.BigEndian.PutUint64(tid[8:], lo)
 		var sid [8]byte
 		binary.BigEndian.PutUint64(sid[:], spanID(stream, c.rec.Trace, c.rec.EOI))
-		sp := r.spans[spanKey(tid[:], sid[:])]
-		if sp == nil {
+		sp, ok := spans[otlptest.Key(tid[:], sid[:])]
+		if !ok {
 			t.Errorf("no span for trace %d eoi %d", c.rec.Trace, c.rec.EOI)
 			continue
 		}
@@ -92,9 +92,9 @@ func streamOf(t testing.TB, path string) uint64 {
 	return h.Stream
 }
 
-func testOptions(r *receiver, dir string) Options {
+func testOptions(r *otlptest.Receiver, dir string) Options {
 	return Options{
-		Traces: []string{dir}, Endpoint: r.srv.URL, Checkpoint: filepath.Join(dir, "export.ckpt"),
+		Traces: []string{dir}, Endpoint: r.URL, Checkpoint: filepath.Join(dir, "export.ckpt"),
 		Poll: 10 * time.Millisecond, BatchWait: 10 * time.Millisecond, BatchSpans: 500,
 		Hold: 100 * time.Millisecond, Settle: 50 * time.Millisecond, CheckpointEvery: 10 * time.Millisecond,
 		BackoffMin: 5 * time.Millisecond, BackoffMax: 20 * time.Millisecond,
@@ -118,7 +118,7 @@ func TestFollowRotating(t *testing.T) {
 	path := filepath.Join(dir, "app.tgr")
 	rng := rand.New(rand.NewPCG(1, 2))
 	calls := simulate(rng, 4, 3000, true)
-	r := newReceiver(t)
+	r := otlptest.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var st Stats
 	done := make(chan error, 1)
@@ -133,7 +133,7 @@ func TestFollowRotating(t *testing.T) {
 	if _, err := os.Stat(writer.RotatedPath(path, 3)); err != nil {
 		t.Fatalf("the writer did not rotate enough: %v", err)
 	}
-	waitFor(t, "every span", func() bool { n, _ := r.count(); return n >= len(calls) })
+	waitFor(t, "every span", func() bool { n, _ := r.Count(); return n >= len(calls) })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -153,8 +153,8 @@ func TestOutageAndRestart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	calls := simulate(rng, 6, 5000, false)
 	simFile(t, path, calls, 0, 1, nil)
-	r := newReceiver(t)
-	r.status.Store(http.StatusServiceUnavailable)
+	r := otlptest.New(t)
+	r.Status.Store(http.StatusServiceUnavailable)
 	o := testOptions(r, dir)
 	o.MaxMemory = 4 << 20
 	var maxPending int64
@@ -182,12 +182,12 @@ func TestOutageAndRestart(t *testing.T) {
 		return <-done
 	}
 	run(300*time.Millisecond, nil) // refused all along
-	if n, _ := r.count(); n != 0 {
+	if n, _ := r.Count(); n != 0 {
 		t.Fatalf("%d spans received while refusing", n)
 	}
-	r.status.Store(0)
-	run(0, func() bool { n, _ := r.count(); return n > len(calls)/4 }) // stopped midway
-	st := run(0, func() bool { n, _ := r.count(); return n >= len(calls) })
+	r.Status.Store(0)
+	run(0, func() bool { n, _ := r.Count(); return n > len(calls)/4 }) // stopped midway
+	st := run(0, func() bool { n, _ := r.Count(); return n >= len(calls) })
 	checkDelivered(t, r, streamOf(t, path), calls)
 	if st.SpansSent != int64(len(calls)) || st.Records != int64(len(calls)) || st.Retries == 0 {
 		t.Errorf("stats %+v for %d records", st, len(calls))
@@ -204,7 +204,7 @@ func TestOnce(t *testing.T) {
 	path := filepath.Join(dir, "app.tgr")
 	calls := simulate(rand.New(rand.NewPCG(5, 6)), 3, 2000, false)
 	simFile(t, path, calls, 0, 1, nil)
-	r := newReceiver(t)
+	r := otlptest.New(t)
 	o := testOptions(r, dir)
 	o.Once = true
 	o.Gzip = true
@@ -218,7 +218,7 @@ func TestOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, dups := r.count(); n != len(calls) || dups != 0 || st.SpansSent != int64(len(calls)) {
+	if n, dups := r.Count(); n != len(calls) || dups != 0 || st.SpansSent != int64(len(calls)) {
 		t.Errorf("after a second run: %d spans, %d duplicates, stats %+v", n, dups, st)
 	}
 	o.Traces = []string{filepath.Join(dir, "none-*.tgr")}
@@ -234,8 +234,8 @@ func TestRefused(t *testing.T) {
 	dir := t.TempDir()
 	calls := simulate(rand.New(rand.NewPCG(7, 8)), 2, 300, false)
 	simFile(t, filepath.Join(dir, "app.tgr"), calls, 0, 1, nil)
-	r := newReceiver(t)
-	r.status.Store(http.StatusBadRequest)
+	r := otlptest.New(t)
+	r.Status.Store(http.StatusBadRequest)
 	o := testOptions(r, dir)
 	o.Once = true
 	st, err := Run(context.Background(), o)

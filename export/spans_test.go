@@ -9,6 +9,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/slim/otlp/trace/v1"
 
+	"github.com/tigrisgo/tigris/export/otlptest"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -52,7 +53,7 @@ func TestSpanEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := req.ResourceSpans[0]
-	res := attrMap(rs.Resource.Attributes)
+	res := otlptest.Attrs(rs.Resource.Attributes)
 	if res["service.name"] != "shop" || res["host.name"] != "h1" || res["process.pid"] != "42" || res["service.instance.id"] != InstanceID("h1", 42) {
 		t.Errorf("resource %v", res)
 	}
@@ -77,20 +78,20 @@ func TestSpanEncoding(t *testing.T) {
 	if root.StartTimeUnixNano != 1_700_000_000_000_000_000 || root.EndTimeUnixNano != 1_700_000_000_000_004_000 {
 		t.Errorf("times %d %d", root.StartTimeUnixNano, root.EndTimeUnixNano)
 	}
-	a := attrMap(root.Attributes)
+	a := otlptest.Attrs(root.Attributes)
 	if a["code.function.name"] != root.Name || a["code.file.path"] != "/src/shop/store.go" || a["code.line.number"] != "12" || a["thread.id"] != "9" || a["tigris.probe.id"] != "7" {
 		t.Errorf("root attributes %v", a)
 	}
 	if root.Status != nil {
 		t.Errorf("root status %v", root.Status)
 	}
-	if c := attrMap(child.Attributes); child.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || c["error.type"] != "_OTHER" || c["tigris.result.size"] != "5" {
+	if c := otlptest.Attrs(child.Attributes); child.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || c["error.type"] != "_OTHER" || c["tigris.result.size"] != "5" {
 		t.Errorf("error span: status %v attributes %v", child.Status, c)
 	}
-	p := attrMap(panicked.Attributes)
+	p := otlptest.Attrs(panicked.Attributes)
 	if panicked.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || p["error.type"] != "panic" || p["tigris.parent.missing_levels"] != "1" ||
 		len(panicked.Events) != 1 || panicked.Events[0].Name != "exception" || panicked.Events[0].TimeUnixNano != panicked.EndTimeUnixNano ||
-		attrMap(panicked.Events[0].Attributes)["exception.type"] != "panic" {
+		otlptest.Attrs(panicked.Events[0].Attributes)["exception.type"] != "panic" {
 		t.Errorf("panic span: status %v attributes %v events %v", panicked.Status, p, panicked.Events)
 	}
 }

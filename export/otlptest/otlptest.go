@@ -1,4 +1,9 @@
-package export
+// Package otlptest is an OTLP/HTTP receiver for tests: it decodes every
+// request with the generated types of go.opentelemetry.io/proto/slim/otlp,
+// keeps spans by id, counts those received twice, and keeps metric requests.
+// export's unit tests use it in place of a Collector, and integration/export
+// behind a real Collector (as the Collector's otlphttp exporter's target).
+package otlptest
 
 import (
 	"compress/gzip"
@@ -19,13 +24,16 @@ import (
 	tracepb "go.opentelemetry.io/proto/slim/otlp/trace/v1"
 )
 
-// receiver is an OTLP/HTTP receiver for tests: it decodes every request with
-// the generated types, keeps the spans by id and counts duplicates. While
-// status is set it answers with that status instead.
-type receiver struct {
-	t      testing.TB
-	srv    *httptest.Server
-	status atomic.Int32
+// Receiver is an OTLP/HTTP receiver. While Status is set (non-zero) it
+// answers every request with that status instead. Its methods are safe for
+// concurrent use.
+type Receiver struct {
+	// URL is the base URL: requests go to URL/v1/traces and URL/v1/metrics.
+	URL    string
+	Status atomic.Int32
+
+	t   testing.TB
+	srv *httptest.Server
 
 	mu        sync.Mutex
 	spans     map[string]*tracepb.Span
@@ -36,15 +44,17 @@ type receiver struct {
 	metrics   []*colmetricspb.ExportMetricsServiceRequest
 }
 
-func newReceiver(t testing.TB) *receiver {
-	r := &receiver{t: t, spans: map[string]*tracepb.Span{}, resources: map[string]map[string]string{}}
+// New starts a Receiver, closed when the test ends.
+func New(t testing.TB) *Receiver {
+	r := &Receiver{t: t, spans: map[string]*tracepb.Span{}, resources: map[string]map[string]string{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	r.URL = r.srv.URL
 	t.Cleanup(r.srv.Close)
 	return r
 }
 
-func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
-	if s := r.status.Load(); s != 0 {
+func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	if s := r.Status.Load(); s != 0 {
 		r.mu.Lock()
 		r.refused++
 		r.mu.Unlock()
@@ -81,10 +91,10 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		for _, rs := range m.ResourceSpans {
-			res := attrMap(rs.GetResource().GetAttributes())
+			res := Attrs(rs.GetResource().GetAttributes())
 			for _, ss := range rs.ScopeSpans {
 				for _, sp := range ss.Spans {
-					k := spanKey(sp.TraceId, sp.SpanId)
+					k := Key(sp.TraceId, sp.SpanId)
 					if _, ok := r.spans[k]; ok {
 						r.dups++
 					}
@@ -110,18 +120,51 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
-func (r *receiver) count() (spans, dups int) {
+// Count returns the spans received (distinct ids) and how many arrived again.
+func (r *Receiver) Count() (spans, dups int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.spans), r.dups
 }
 
-func spanKey(trace, span []byte) string {
+// Span is a received span and its resource's attributes.
+type Span struct {
+	*tracepb.Span
+	Resource map[string]string
+}
+
+// Spans returns the spans received, by Key.
+func (r *Receiver) Spans() map[string]Span {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]Span, len(r.spans))
+	for k, sp := range r.spans {
+		out[k] = Span{Span: sp, Resource: r.resources[k]}
+	}
+	return out
+}
+
+// Metrics returns the metric requests received, oldest first.
+func (r *Receiver) Metrics() []*colmetricspb.ExportMetricsServiceRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*colmetricspb.ExportMetricsServiceRequest(nil), r.metrics...)
+}
+
+// Requests returns the requests decoded and the requests refused (Status).
+func (r *Receiver) Requests() (decoded, refused int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.requests, r.refused
+}
+
+// Key is the key of a span in Spans: its trace id and span id in hex.
+func Key(trace, span []byte) string {
 	return hex.EncodeToString(trace) + "/" + hex.EncodeToString(span)
 }
 
-// attrMap flattens attributes to strings (ints in decimal).
-func attrMap(kvs []*commonpb.KeyValue) map[string]string {
+// Attrs flattens attributes to strings (ints in decimal).
+func Attrs(kvs []*commonpb.KeyValue) map[string]string {
 	m := map[string]string{}
 	for _, kv := range kvs {
 		switch v := kv.GetValue().GetValue().(type) {
