@@ -217,7 +217,28 @@ type assembler struct {
 	open    int64 // records held in open traces
 	scratch []spanItem
 	keep    []held
+	free    []*openTrace
 	stats   *Stats
+}
+
+// newTrace returns an empty trace, reusing one sent before: a trace a
+// request is the common case, and allocating each was a tenth of the cost.
+func (a *assembler) newTrace(now time.Time) *openTrace {
+	if n := len(a.free); n > 0 {
+		t := a.free[n-1]
+		a.free = a.free[:n-1]
+		t.since = now
+		return t
+	}
+	return &openTrace{since: now, recs: make([]held, 0, 16)}
+}
+
+func (a *assembler) freeTrace(t *openTrace) {
+	if cap(t.recs) > 256 || len(a.free) >= 1024 {
+		return
+	}
+	*t = openTrace{recs: t.recs[:0]}
+	a.free = append(a.free, t)
 }
 
 // add takes one record of st.
@@ -231,7 +252,7 @@ func (a *assembler) add(st *stream, r *writer.Record, now time.Time) {
 			a.emit(st, []spanItem{{rec: *r, pe: st.probe(r.Probe), missing: r.ESS}})
 			return
 		}
-		t = &openTrace{since: now}
+		t = a.newTrace(now)
 		st.traces[r.Trace] = t
 	}
 	if len(t.recs) == 0 {
@@ -407,6 +428,7 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 	if mode == flushComplete || mode == flushFinal {
 		delete(st.traces, id)
 		st.completed.add(id)
+		a.freeTrace(t)
 		return len(out)
 	}
 	if len(recs) > 0 {

@@ -123,7 +123,7 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 	}
 	batch := func() *readBatch {
 		if b == nil {
-			b = &readBatch{hdr: hdr, path: pos.path, seq: pos.seq, recs: make([]writer.Record, 0, 256)}
+			b = &readBatch{hdr: hdr, path: pos.path, seq: pos.seq, recs: make([]writer.Record, 0, readBatchRecords)}
 		}
 		return b
 	}

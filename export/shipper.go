@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -73,6 +74,10 @@ type Options struct {
 	// Poll is how often files are looked for and a file's end is re-read
 	// (default 200ms).
 	Poll time.Duration
+
+	// Transport, when set, carries the requests instead of an HTTP transport
+	// of the shipper's own (tests, benchmarks, a caller's proxy settings).
+	Transport http.RoundTripper
 
 	// Version is the tigris version, the instrumentation scope's version.
 	Version string
@@ -209,12 +214,13 @@ type shipper struct {
 	ended      int // followers that reported their stream's end
 	followers  int
 
-	dirty    bool // delivered or refused something since the last checkpoint
-	lastCkpt time.Time
-	ckptCost time.Duration
-	metrics  *metricsPoller
-	scopeEnc []byte
-	errs     []error
+	dirty      bool // delivered or refused something since the last checkpoint
+	lastExpire time.Time
+	lastCkpt   time.Time
+	ckptCost   time.Duration
+	metrics    *metricsPoller
+	scopeEnc   []byte
+	errs       []error
 }
 
 // Run exports until ctx is cancelled (or, with Once, until everything is
@@ -283,7 +289,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 
 func (s *shipper) newPoster() *poster {
 	return &poster{
-		client:     newHTTPClient(s.o.Timeout, s.o.Workers+1),
+		client:     newHTTPClient(s.o.Timeout, s.o.Workers+1, s.o.Transport),
 		headers:    s.o.Headers,
 		gzip:       s.o.Gzip,
 		retryFor:   s.o.RetryFor,
@@ -433,9 +439,14 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 // housekeep runs on every turn of the loop: timers of traces and batches,
 // and the checkpoint.
 func (s *shipper) housekeep(now time.Time) {
-	for _, st := range s.order {
-		s.asm.tick(st, now)
-		s.asm.expire(st, now)
+	// Settled traces go after each read batch (absorb); the timers of the
+	// traces are looked at every tenth of a second, not on every turn.
+	if now.Sub(s.lastExpire) >= 100*time.Millisecond {
+		s.lastExpire = now
+		for _, st := range s.order {
+			s.asm.tick(st, now)
+			s.asm.expire(st, now)
+		}
 	}
 	if s.forming != nil && (now.Sub(s.forming.first) >= s.o.BatchWait || s.o.Once && s.allRead()) {
 		s.flushForming()
@@ -457,7 +468,8 @@ func (s *shipper) emit(st *stream, spans []spanItem) {
 		}
 		b := s.forming
 		if len(b.groups) == 0 || b.groups[len(b.groups)-1].st != st {
-			b.groups = append(b.groups, group{st: st})
+			// Room for a whole batch: a batch is usually one stream.
+			b.groups = append(b.groups, group{st: st, spans: make([]spanItem, 0, s.o.BatchSpans-b.n)})
 		}
 		g := &b.groups[len(b.groups)-1]
 		k := min(len(spans), s.o.BatchSpans-b.n)
@@ -559,6 +571,9 @@ func (s *shipper) worker(p *poster) {
 			pieces = append(pieces, head, spans[start:], tail)
 		}
 		o, rejected, err := p.post(s.stopWork, s.o.TracesURL, pieces, true)
+		if p.bodyHeld {
+			spans, p.bodyHeld = nil, false
+		}
 		s.results <- result{b: b, o: o, rejected: rejected, err: err}
 	}
 }
