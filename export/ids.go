@@ -23,10 +23,11 @@ func mix64(x uint64) uint64 {
 
 // traceID is the 128-bit trace id of trace in stream, never zero. The low
 // half is a bijection of trace for a given stream, so two traces of a stream
-// never share an id.
+// never share an id; the high half mixes both, so that no part of the id is
+// the same for every trace (W3C trace ids look random throughout).
 func traceID(stream, trace uint64) (hi, lo uint64) {
-	hi = mix64(stream ^ 0x7469677269732d74) // "tigris-t"
 	lo = mix64(trace ^ mix64(stream))
+	hi = mix64(lo ^ stream ^ 0x7469677269732d74) // "tigris-t"
 	if hi == 0 && lo == 0 {
 		lo = 1
 	}

@@ -111,6 +111,7 @@ type Stats struct {
 	WriterLost    uint64 // records the program's writer reported lost (not the shipper's)
 	Gaps          int64  // damaged stretches of trace files skipped
 	Streams       int    // streams followed
+	Ended         int    // streams read to their end (the process is gone)
 	MetricPolls   int64  // admin endpoint polls that became metric requests
 	MetricsSent   int64  // metric requests accepted
 	MetricsFailed int64  // metric requests not delivered (superseded or refused)
@@ -314,6 +315,12 @@ func (s *shipper) snapshotStats() Stats {
 	retryMu.Unlock()
 	st.SpansPending = s.pending
 	st.Streams = len(s.streams)
+	st.Ended = 0
+	for _, x := range s.order {
+		if x.ended {
+			st.Ended++
+		}
+	}
 	if s.metrics != nil {
 		s.metrics.addTo(&st)
 	}

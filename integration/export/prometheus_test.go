@@ -74,6 +74,17 @@ func prometheus(t *testing.T) (server, promtool string) {
 	return server, promtool
 }
 
+// TestPrometheusInstall installs Prometheus (or finds it installed). CI runs
+// it first, with TestCollectorBuild.
+func TestPrometheusInstall(t *testing.T) {
+	server, promtool := prometheus(t)
+	for _, bin := range []string{server, promtool} {
+		if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil {
+			t.Errorf("%s --version: %v\n%s", bin, err, out)
+		}
+	}
+}
+
 // TestPrometheus: Prometheus from the distribution's packages scrapes the
 // example service's /metrics as it is (no relabelling), finds nothing to
 // complain about, and answers queries with the admin endpoint's counts.
