@@ -368,7 +368,10 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 		return 0
 	}
 	recs := t.recs
-	slices.SortStableFunc(recs, func(x, y held) int { return cmp.Compare(x.EOI, y.EOI) })
+	// Order indexes are unique within a trace, so the sort need not be
+	// stable; pdqsort also spots the common case, records at exit being in
+	// reverse order of entry.
+	slices.SortFunc(recs, func(x, y held) int { return cmp.Compare(x.EOI, y.EOI) })
 	var holes []uint32
 	if mode != flushComplete {
 		holes = mergeHoles(t, recs)

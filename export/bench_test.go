@@ -96,6 +96,9 @@ func BenchmarkShip(b *testing.B) {
 	b.Run("loopback", func(b *testing.B) {
 		run(b, Options{Endpoint: sinkProcess(b)})
 	})
+	b.Run("loopback-gzip", func(b *testing.B) {
+		run(b, Options{Endpoint: sinkProcess(b), Gzip: true})
+	})
 }
 
 // sinkProcess starts this test binary again as an OTLP/HTTP receiver that

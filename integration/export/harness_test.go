@@ -33,7 +33,13 @@ import (
 	"github.com/tigrisgo/tigris/integration/internal/itest"
 )
 
-func TestMain(m *testing.M) { os.Exit(itest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := itest.Main(m)
+	if petclinicDir != "" {
+		os.RemoveAll(petclinicDir)
+	}
+	os.Exit(code)
+}
 
 // freeAddr returns a loopback address nobody listens on (for a moment).
 func freeAddr(t *testing.T) string {
@@ -182,6 +188,7 @@ func tail(s string, n int) string {
 // petclinic is the example service built with tigris, once per test binary.
 var (
 	petclinicOnce sync.Once
+	petclinicDir  string // removed by TestMain
 	petclinicBin  string
 	petclinicOut  string
 )
@@ -195,6 +202,7 @@ func buildPetclinic(t *testing.T) string {
 			petclinicOut = err.Error()
 			return
 		}
+		petclinicDir = dir
 		bin := filepath.Join(dir, "petclinic"+itest.ExeSuffix())
 		out, code := itest.Run(t, filepath.Join(itest.RepoRoot, "examples", "petclinic"), nil, itest.TigrisBin, "go", "build", "-o", bin, "./cmd/petclinic")
 		if code != 0 {

@@ -134,8 +134,10 @@ func TestCollectorBuild(t *testing.T) {
 }
 
 // collectorConfig receives OTLP/HTTP on addr and forwards to sink (the
-// test's receiver) and, for traces, to the debug exporter (its output shows
-// what the Collector received; docs/export.md quotes it).
+// test's receiver) and, for traces, to the debug exporter at basic verbosity
+// (a line per batch: detailed verbosity formats every batch in full before
+// its logger samples the lines out, which slowed the Collector to a few
+// thousand spans a second).
 func collectorConfig(t *testing.T, dir, addr, sink string) string {
 	t.Helper()
 	cfg := fmt.Sprintf(`receivers:
@@ -148,9 +150,7 @@ exporters:
     endpoint: %s
     compression: none
   debug:
-    verbosity: detailed
-    sampling_initial: 1
-    sampling_thereafter: 1000000
+    verbosity: basic
 service:
   telemetry:
     metrics:
