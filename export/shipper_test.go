@@ -1,13 +1,16 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/gob"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,5 +247,77 @@ func TestRefused(t *testing.T) {
 	}
 	if st.SpansFailed != int64(len(calls)) || st.SpansSent != 0 || st.Retries != 0 {
 		t.Errorf("stats %+v for %d records", st, len(calls))
+	}
+}
+
+// TestCrashRestart: a crash leaves the last checkpoint written, older than
+// what was delivered. The restart sends again only what was delivered after
+// it, with the same ids, and loses nothing.
+func TestCrashRestart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.tgr")
+	calls := simulate(rand.New(rand.NewPCG(9, 10)), 4, 3000, false)
+	simFile(t, path, calls, 0, 1, nil)
+	r := otlptest.New(t)
+	o := testOptions(r, dir)
+	o.Once = true
+	old := filepath.Join(t.TempDir(), "old.ckpt")
+	var sentAtCopy int64
+	copied := make(chan struct{})
+	go func() {
+		// Copy the checkpoint once a third has arrived: the state a crash
+		// would leave behind.
+		defer close(copied)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if n, _ := r.Count(); n > len(calls)/3 {
+				if b, err := os.ReadFile(o.Checkpoint); err == nil && os.WriteFile(old, b, 0o644) == nil {
+					n, _ = r.Count()
+					sentAtCopy = int64(n)
+				}
+				return
+			}
+		}
+	}()
+	o.BatchSpans = 100
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	<-copied
+	if sentAtCopy == 0 {
+		t.Skip("the export finished before a checkpoint could be copied")
+	}
+	b, err := os.ReadFile(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck ckptFile
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ck); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(o.Checkpoint, b, 0o644) // the crash: back to the older checkpoint
+	o.OnStats = nil
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	n, dups := r.Count()
+	if n != len(calls) {
+		t.Errorf("%d spans for %d records", n, len(calls))
+	}
+	// What the checkpoint counts as delivered is never sent again.
+	if after := len(calls) - int(ck.Stats.SpansSent); dups > after {
+		t.Errorf("%d spans sent twice; at most those delivered after the checkpoint (%d) may be", dups, after)
+	}
+	t.Logf("%d spans; the checkpoint had %d delivered, %d had arrived when it was taken; %d sent again after the crash", n, ck.Stats.SpansSent, sentAtCopy, dups)
+}
+
+// TestDamagedCheckpoint: a checkpoint that does not decode stops the
+// shipper with a message that says what to do.
+func TestDamagedCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	r := otlptest.New(t)
+	o := testOptions(r, dir)
+	os.WriteFile(o.Checkpoint, []byte("not a checkpoint"), 0o644)
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("damaged checkpoint: %v", err)
 	}
 }
