@@ -77,6 +77,7 @@ func newHTTPClient(timeout time.Duration, conns int, rt http.RoundTripper) *http
 // rejected is the reply's partial_success.rejected_spans.
 func (p *poster) post(stop <-chan struct{}, url string, pieces [][]byte, isTrace bool) (o outcome, rejected int64, err error) {
 	body, encoding := p.encode(pieces)
+	p.bodyHeld = false // the caller has seen it
 	start := time.Now()
 	wait := p.backoffMin
 	for attempt := 0; ; attempt++ {
@@ -125,6 +126,10 @@ func (p *poster) post(stop <-chan struct{}, url string, pieces [][]byte, isTrace
 func (p *poster) encode(pieces [][]byte) ([][]byte, string) {
 	if !p.gzip {
 		return pieces, ""
+	}
+	if p.bodyHeld {
+		p.gzipScratch = bytes.Buffer{} // the old one may still be read
+		p.bodyHeld = false
 	}
 	p.gzipScratch.Reset()
 	if p.zw == nil {

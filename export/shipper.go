@@ -579,7 +579,7 @@ func (s *shipper) worker(p *poster) {
 		}
 		o, rejected, err := p.post(s.stopWork, s.o.TracesURL, pieces, true)
 		if p.bodyHeld {
-			spans, p.bodyHeld = nil, false
+			spans = nil // the transport may still read the old buffer
 		}
 		s.results <- result{b: b, o: o, rejected: rejected, err: err}
 	}
