@@ -8,8 +8,10 @@ require (
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/spf13/cobra v1.10.2
 	github.com/tigrisgo/tigris/runtime v0.0.0
+	go.opentelemetry.io/proto/slim/otlp v1.11.1
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/tools v0.52.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (

@@ -102,7 +102,7 @@ func TestSamplingStatsAndState(t *testing.T) {
 		t.Errorf("Health: %v %+v", err, h)
 	}
 	m, err := c.Metrics(ctx, Filter{Pointcut: "execution(* shop.example/shop.Ping(..))"})
-	if err != nil || !bytes.Contains(m, []byte(`tigris_probe_calls_total{signature="shop.example/shop.Ping()"} 10`)) || bytes.Contains(m, []byte("Save")) {
+	if err != nil || !bytes.Contains(m, []byte(`tigris_probe_calls_total{function="shop.example/shop.Ping",signature="shop.example/shop.Ping()"} 10`)) || bytes.Contains(m, []byte("Save")) {
 		t.Errorf("Metrics: %v\n%s", err, m)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
+	"github.com/tigrisgo/tigris/export"
 	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/traceconv"
 )
@@ -39,6 +40,10 @@ type DemoOptions struct {
 	Out string
 	// Seed seeds the simulated users.
 	Seed uint64
+	// Export, when set, is an OTLP/HTTP endpoint ("http://127.0.0.1:4318"):
+	// the demo runs tigris export's shipper beside the service and sends
+	// the trace's spans and the statistics there (docs/export.md).
+	Export string
 	// Convert converts the trace file to a format of traceconv (pprof,
 	// chrome) at its default output name, reporting on the demo's output
 	// what it wrote; tigris demo passes tigris convert.
@@ -104,6 +109,11 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 	defer svc.kill()
 	say("== 2. PetClinic on %s, admin endpoint on %s", svc.url, svc.admin)
 	say("   phase 1: every probe coarse; the analyzer runs every %s", o.Interval)
+	var shipped func() export.Stats
+	if o.Export != "" {
+		shipped = startExport(ctx, stderr, o.Export, svc.admin, trace)
+		say("   tigris export sends the spans and statistics to %s (service.name petclinic)", o.Export)
+	}
 	c, err := adminclient.New(svc.admin, adminclient.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -171,6 +181,11 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 	if err := svc.stop(10 * time.Second); err != nil {
 		return err
 	}
+	if shipped != nil {
+		st := shipped()
+		say("   export: %d spans sent, %d not delivered, %d pending; %d metric requests sent to %s",
+			st.SpansSent, st.SpansFailed, st.SpansPending, st.MetricsSent, o.Export)
+	}
 	for _, to := range []string{"pprof", "chrome"} {
 		if err := o.Convert(to, trace); err != nil {
 			return fmt.Errorf("demo: %w", err)
@@ -198,6 +213,46 @@ func demoClosing(stdout io.Writer, trace string, kept bool) {
 	say("")
 	say("See the whole run in the browser (functions, latencies, the analyzer's choices, call trees):")
 	say("   go run ./cmd/tigris dash --open %s", trace)
+}
+
+// startExport runs the shipper of tigris export beside the service; the
+// function it returns waits (up to 30s) until the stopped service's trace is
+// sent, stops the shipper and returns its counters.
+func startExport(ctx context.Context, stderr io.Writer, endpoint, admin, trace string) func() export.Stats {
+	ctx, cancel := context.WithCancel(ctx)
+	var mu sync.Mutex
+	var last export.Stats
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st, err := export.Run(ctx, export.Options{
+			Traces: []string{trace}, Admin: admin, Endpoint: endpoint, ServiceName: "petclinic",
+			MetricsEvery: 5 * time.Second, Version: "demo",
+			Logf:    func(format string, args ...any) { fmt.Fprintf(stderr, "   tigris: "+format+"\n", args...) },
+			OnStats: func(s export.Stats) { mu.Lock(); last = s; mu.Unlock() },
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "   tigris: %v\n", err)
+		}
+		mu.Lock()
+		last = st
+		mu.Unlock()
+	}()
+	return func() export.Stats {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			mu.Lock()
+			s := last
+			mu.Unlock()
+			if s.Streams > 0 && s.Ended == s.Streams && s.SpansPending == 0 {
+				break
+			}
+		}
+		cancel()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return last
+	}
 }
 
 // demoReport prints the phase-1 statistics, the analysis cycles and the writer.

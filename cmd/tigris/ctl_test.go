@@ -115,7 +115,7 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 
 	wantLines(t, mustCtl(t, "--addr", addr, "writer"), `^written +\d+ records$`, `^dropped +0 records$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "health"), `^ok: pid \d+, go\S+, up \S+, 3 probes \(0 off, 2 coarse, 1 fine\), sampling 50%$`)
-	wantLines(t, mustCtl(t, "--addr", addr, "metrics"), `^tigris_probe_calls_total\{signature="shop.example/shop.Ping\(\)"\} 10$`, `^# TYPE tigris_sampling_ratio gauge$`)
+	wantLines(t, mustCtl(t, "--addr", addr, "metrics"), `^tigris_probe_calls_total\{function="shop.example/shop.Ping",signature="shop.example/shop.Ping\(\)"\} 10$`, `^# TYPE tigris_sampling_ratio gauge$`)
 	var ws admin.WriterState
 	if err := json.Unmarshal([]byte(mustCtl(t, "--addr", addr, "writer", "--json")), &ws); err != nil || !ws.Active {
 		t.Errorf("writer --json: %v %+v", err, ws)

@@ -38,7 +38,8 @@ func newDemoCmd() *cobra.Command {
 Run it from the tigris repository. The binary, the trace and its conversions
 go to --out (./tigris-demo); the service is stopped whatever happens.`,
 		Example: `  go run ./cmd/tigris demo
-  go run ./cmd/tigris demo --duration 20s --interval 5s --out /tmp/tigris-demo`,
+  go run ./cmd/tigris demo --duration 20s --interval 5s --out /tmp/tigris-demo
+  go run ./cmd/tigris demo --export http://127.0.0.1:4318   # to an OpenTelemetry Collector`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -62,5 +63,6 @@ go to --out (./tigris-demo); the service is stopped whatever happens.`,
 	f.StringVar(&o.Budget, "budget", "off", "share of CPU time fine tracing may take, e.g. 1%; the analyzer lowers the sampling rate to stay inside")
 	f.StringVar(&o.Out, "out", "tigris-demo", "directory for the binary, the trace and its conversions (\"\": a temporary one, removed at the end)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulated users")
+	f.StringVar(&o.Export, "export", "", "OTLP/HTTP endpoint (e.g. http://127.0.0.1:4318) to send the demo's spans and statistics to, as tigris export does")
 	return cmd
 }

@@ -347,8 +347,8 @@ func TestWriterAndHealth(t *testing.T) {
 }
 
 // exposition matches one line of the Prometheus text format as this package
-// writes it: a comment, or a sample with an optional signature label.
-var exposition = regexp.MustCompile(`^(# (HELP|TYPE) [a-z_]+ .*|[a-z_]+(\{signature="([^"\\\n]|\\["\\n])*"\})? ([-+0-9.e]+|NaN|\+Inf|-Inf))$`)
+// writes it: a comment, or a sample with optional labels.
+var exposition = regexp.MustCompile(`^(# (HELP|TYPE) [a-z_]+ .*|[a-z_]+(\{[a-z_]+="([^"\\\n]|\\["\\n])*"(,[a-z_]+="([^"\\\n]|\\["\\n])*")*\})? ([-+0-9.e]+|NaN|\+Inf|-Inf))$`)
 
 func TestMetrics(t *testing.T) {
 	reset(t)
@@ -377,9 +377,25 @@ func TestMetrics(t *testing.T) {
 	if types["tigris_probe_calls_total"] != 1 || types["tigris_writer_dropped_records_total"] != 1 {
 		t.Errorf("missing metric families: %v", types)
 	}
-	want := `tigris_probe_calls_total{signature="test.example/shop.Weird(struct{a \"x\\y\"})"} 7`
+	want := `tigris_probe_calls_total{function="test.example/shop.Weird",signature="test.example/shop.Weird(struct{a \"x\\y\"})"} 7`
 	if !strings.Contains(text, want+"\n") {
 		t.Errorf("no line %s in:\n%s", want, text)
+	}
+	weirdLabels := `function="test.example/shop.Weird",signature="test.example/shop.Weird(struct{a \"x\\y\"})"`
+	if !strings.Contains(text, "# TYPE tigris_probe_duration_seconds summary\n") ||
+		!strings.Contains(text, "tigris_probe_duration_seconds_count{"+weirdLabels+"} 7\n") {
+		t.Errorf("no duration summary for Weird in:\n%s", text)
+	}
+	ones := 0
+	for _, m := range []string{"off", "coarse", "fine"} {
+		if strings.Contains(text, "tigris_probe_mode{"+weirdLabels+`,mode="`+m+`"} 1`+"\n") {
+			ones++
+		} else if !strings.Contains(text, "tigris_probe_mode{"+weirdLabels+`,mode="`+m+`"} 0`+"\n") {
+			t.Errorf("no mode %s series for Weird", m)
+		}
+	}
+	if ones != 1 {
+		t.Errorf("Weird is in %d modes at once", ones)
 	}
 	// Ping is off and was never called in this test binary before? It may have
 	// been (TestWriterAndHealth); the filter is what is checked here.
@@ -391,6 +407,18 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("%smetrics differs from /metrics", Prefix)
 	}
 	wantError(t, do(t, h, "GET", "/metrics?pointcut=(", ""), 400, "pointcut", 2, "")
+}
+
+func TestProbeLabels(t *testing.T) {
+	for sig, want := range map[string]string{
+		"example.com/shop.(*Store).Find(int) (string, error)": `function="example.com/shop.(*Store).Find",signature="example.com/shop.(*Store).Find(int) (string, error)"`,
+		"example.com/shop.Max[...](T, T) T":                   `function="example.com/shop.Max[...]",signature="example.com/shop.Max[...](T, T) T"`,
+		"main.f(struct{a \"\xff\"})":                          `function="main.f",signature="main.f(struct{a \"` + "\uFFFD" + `\"})"`,
+	} {
+		if got := probeLabels(sig); got != want {
+			t.Errorf("probeLabels(%q) = %s, want %s", sig, got, want)
+		}
+	}
 }
 
 func TestEscapeAndFormat(t *testing.T) {

@@ -16,8 +16,11 @@ import (
 // metricsContentType is the Prometheus text exposition format, version 0.0.4.
 const metricsContentType = "text/plain; version=0.0.4; charset=utf-8"
 
-// metrics writes the coarse statistics in the Prometheus text format. Per-probe
-// series carry one label, signature (unique within a binary). Probes that are off
+// metrics writes the coarse statistics in the Prometheus text format,
+// following Prometheus's naming conventions (base units in the name,
+// _total for counters, a summary for count and sum, enums as state sets),
+// so that a Prometheus scrapes it as it is. Per-probe series carry the
+// labels function and signature (unique within a binary). Probes that are off
 // and were never called are left out, so a binary with thousands of idle probes
 // does not flood the scraper; ?pointcut= and ?mode= narrow the set further.
 func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
@@ -28,10 +31,14 @@ func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
 	rows := slices.DeleteFunc(f.stats(), func(s monitor.Stats) bool { return s.Count == 0 && s.Mode == settings.Off })
 
 	var b bytes.Buffer
+	labels := make([]string, len(rows))
+	for i := range rows {
+		labels[i] = probeLabels(rows[i].Signature)
+	}
 	perProbe := func(name, typ, help string, value func(*monitor.Stats) float64) {
 		header(&b, name, typ, help)
 		for i := range rows {
-			sample(&b, name, rows[i].Signature, value(&rows[i]))
+			sample(&b, name, labels[i], value(&rows[i]))
 		}
 	}
 	perProbe("tigris_probe_calls_total", "counter", "Calls of the function measured since the program started (coarse or fine mode).",
@@ -40,16 +47,32 @@ func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
 		func(s *monitor.Stats) float64 { return float64(s.Errors) })
 	perProbe("tigris_probe_panics_total", "counter", "Measured calls that panicked.",
 		func(s *monitor.Stats) float64 { return float64(s.Panics) })
-	perProbe("tigris_probe_duration_seconds_total", "counter", "Time spent in measured calls, summed; rate() of it over rate() of calls is the mean duration.",
-		func(s *monitor.Stats) float64 { return float64(s.Count) * s.MeanNs / 1e9 })
+	// The duration as a summary without quantiles (count and sum): the
+	// monitor keeps no distribution, and this is the type whose _sum/_count
+	// ratio Prometheus users and dashboards take for a mean.
+	header(&b, "tigris_probe_duration_seconds", "summary", "Duration of the measured calls: rate(_sum) / rate(_count) is the recent mean.")
+	for i := range rows {
+		sample(&b, "tigris_probe_duration_seconds_sum", labels[i], float64(rows[i].Count)*rows[i].MeanNs/1e9)
+		sample(&b, "tigris_probe_duration_seconds_count", labels[i], float64(rows[i].Count))
+	}
 	perProbe("tigris_probe_duration_mean_seconds", "gauge", "Mean duration of the measured calls since the program started.",
 		func(s *monitor.Stats) float64 { return s.MeanNs / 1e9 })
 	perProbe("tigris_probe_duration_stddev_seconds", "gauge", "Standard deviation of the duration of the measured calls.",
 		func(s *monitor.Stats) float64 { return s.StdDevNs / 1e9 })
 	perProbe("tigris_probe_concurrency", "gauge", "Mean number of goroutines inside the function (arrival rate × mean duration).",
 		func(s *monitor.Stats) float64 { return s.Concurrency })
-	perProbe("tigris_probe_mode", "gauge", "Current probe mode: 0 off, 1 coarse, 2 fine.",
-		func(s *monitor.Stats) float64 { return modeValue(s.Mode) })
+	// The mode as a state set (one series per mode, 1 for the current one),
+	// as Prometheus's conventions want an enum: no number to decode.
+	header(&b, "tigris_probe_mode", "gauge", "Probe mode: 1 for the mode the probe is in, 0 for the others.")
+	for i := range rows {
+		for _, m := range []settings.Mode{settings.Off, settings.Coarse, settings.Fine} {
+			v := 0.0
+			if rows[i].Mode == m {
+				v = 1
+			}
+			sample(&b, "tigris_probe_mode", labels[i]+`,mode="`+string(m)+`"`, v)
+		}
+	}
 
 	global := func(name, typ, help string, v float64) {
 		header(&b, name, typ, help)
@@ -76,14 +99,37 @@ func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func modeValue(m settings.Mode) float64 {
-	switch m {
-	case settings.Coarse:
-		return 1
-	case settings.Fine:
-		return 2
+// probeLabels are the labels of a probe's series: function, the name Go
+// gives the function (runtime.Func.Name, pprof, tracebacks; OpenTelemetry's
+// code.function.name), for dashboards, and signature, unique within a binary,
+// for telling apart what the name alone might not. Label values must be
+// valid UTF-8, or Prometheus rejects the whole scrape.
+func probeLabels(signature string) string {
+	sig := strings.ToValidUTF8(signature, "\uFFFD")
+	return `function="` + escapeLabel(FunctionName(sig)) + `",signature="` + escapeLabel(sig) + `"`
+}
+
+// FunctionName is the name Go gives a function, for a probe signature as the
+// monitor writes it: the signature up to its parameter list,
+// "example.com/shop.(*Store).Find" for "example.com/shop.(*Store).Find(int)
+// (string, error)", "example.com/shop.Max[...]" for a generic function.
+func FunctionName(signature string) string {
+	s := strings.TrimPrefix(signature, "func ")
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			if depth == 0 && i > 0 && s[i-1] != '.' {
+				return s[:i]
+			}
+			depth++
+		case '[':
+			depth++
+		case ')', ']':
+			depth--
+		}
 	}
-	return 0
+	return s
 }
 
 func header(b *bytes.Buffer, name, typ, help string) {
@@ -98,11 +144,11 @@ func header(b *bytes.Buffer, name, typ, help string) {
 	b.WriteByte('\n')
 }
 
-func sample(b *bytes.Buffer, name, signature string, v float64) {
+func sample(b *bytes.Buffer, name, labels string, v float64) {
 	b.WriteString(name)
-	b.WriteString(`{signature="`)
-	b.WriteString(escapeLabel(signature))
-	b.WriteString(`"} `)
+	b.WriteByte('{')
+	b.WriteString(labels)
+	b.WriteString(`} `)
 	b.WriteString(formatValue(v))
 	b.WriteByte('\n')
 }
