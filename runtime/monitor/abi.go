@@ -146,7 +146,7 @@ func enter(p *Probe) Call {
 	if p.mode.Load() == modeFine {
 		c.enterFine()
 	}
-	c.t0 = nanotime()
+	c.t0 = ticks()
 	return c
 }
 
@@ -168,7 +168,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	if p == nil {
 		return
 	}
-	t1 := nanotime()
+	t1 := ticks()
 	c.p = nil // a second Exit of the same call is harmless
 	panicked := panicking(c)
 	d := t1 - c.t0

@@ -2,7 +2,16 @@ package monitor
 
 import (
 	_ "unsafe" // for go:linkname
+
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
+
+// ticks is the probes' clock: the calibrated time-stamp counter where the
+// writer package found one, else runtime.nanotime (writer/clock.go). Call.t0,
+// record times and the coarse statistics' durations are in its ticks; the
+// writer converts records to nanoseconds, and stripes.total converts the
+// statistics.
+func ticks() int64 { return writer.Ticks() }
 
 // nanotime is the runtime's monotonic clock, the cheapest clock a Go program can
 // read (time.Now also reads the wall clock). Records carry its values; the stream

@@ -1,9 +1,11 @@
 package monitor
 
 import (
-	"github.com/tigrisgo/tigris/runtime/internal/num"
 	"runtime"
 	"sync"
+
+	"github.com/tigrisgo/tigris/runtime/internal/num"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // stripe is one P's share of a probe's coarse statistics. Only the goroutine that
@@ -141,6 +143,7 @@ func (s *stripe) load() totals {
 	}
 }
 
+// total sums the stripes, with durations converted from ticks to nanoseconds.
 func (ss *stripes) total() totals {
 	var t totals
 	for i := range ss.per {
@@ -149,6 +152,9 @@ func (ss *stripes) total() totals {
 	ss.overMu.Lock()
 	t = t.merge(ss.overflow.load())
 	ss.overMu.Unlock()
+	k := writer.NanosPerTick()
+	t.time.Mean *= k
+	t.time.M2 *= k * k
 	return t
 }
 

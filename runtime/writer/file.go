@@ -76,6 +76,8 @@ type fileOut struct {
 	hdr    encoder // builds header chunks
 	hdrOut []byte
 
+	cal *calibration // converts ticks to nanoseconds; nil: they are nanoseconds
+
 	c counters
 }
 
@@ -88,6 +90,9 @@ func newFileOut(opt *Options) (*fileOut, error) {
 		defSeen: make(map[uint32]ProbeDef),
 		enc:     newEncoder(opt.ChunkBytes),
 		hdr:     newEncoder(opt.ChunkBytes),
+	}
+	if opt.TickTimes {
+		o.cal = currentCal()
 	}
 	o.c.cur.Store(&noFile)
 	if err := o.open(); err != nil {
@@ -218,10 +223,12 @@ func (o *fileOut) define(d ProbeDef) {
 	o.defs = append(o.defs, d)
 }
 
+// loss adds lost records whose span is in ticks.
 func (o *fileOut) loss(l Loss) {
 	if l.Count == 0 {
 		return
 	}
+	l.From, l.To = o.cal.ns(l.From), o.cal.ns(l.To)
 	o.pend[l.Reason%lossReasons].merge(l)
 	o.pendAny = true
 }
@@ -251,11 +258,16 @@ func (o *fileOut) prelude() {
 	}
 }
 
-// records encodes rs, writing chunks as they fill.
+// records encodes rs, writing chunks as they fill. Their times are ticks
+// (Ticks); records converts them to nanoseconds in place: the caller (the
+// async writer) owns rs until it frees their slots.
 func (o *fileOut) records(rs []Record) {
+	for i := range rs {
+		rs[i].TIn, rs[i].TOut = o.cal.ns(rs[i].TIn), o.cal.ns(rs[i].TOut)
+	}
 	for len(rs) > 0 {
 		if o.failing || o.defsEncoded < len(o.defs) || o.pendAny {
-			o.record(&rs[0])
+			o.recordNs(&rs[0])
 			rs = rs[1:]
 			continue
 		}
@@ -271,7 +283,15 @@ func (o *fileOut) records(rs []Record) {
 	}
 }
 
+// record encodes one record whose times are ticks; r is not changed.
 func (o *fileOut) record(r *Record) {
+	rec := *r
+	rec.TIn, rec.TOut = o.cal.ns(r.TIn), o.cal.ns(r.TOut)
+	o.recordNs(&rec)
+}
+
+// recordNs encodes one record whose times are nanoseconds.
+func (o *fileOut) recordNs(r *Record) {
 	if !o.failing && (o.defsEncoded < len(o.defs) || o.pendAny) {
 		o.prelude()
 	}
@@ -286,6 +306,14 @@ func (o *fileOut) record(r *Record) {
 	o.recs++
 	if o.enc.payload() >= o.opt.ChunkBytes {
 		o.writeChunk()
+	}
+}
+
+// clock renews the calibration the records are converted with (refineClock);
+// the owner calls it once per pass or flush.
+func (o *fileOut) clock() {
+	if o.opt.TickTimes {
+		o.cal = refineClock()
 	}
 }
 
