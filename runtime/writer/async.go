@@ -155,7 +155,7 @@ func (w *Async) push(r *Record) (pid int, ok bool) {
 			h := s.head.Load()
 			if used := h - s.tail.Load(); used <= s.mask {
 				s.buf[h&s.mask] = *r
-				s.head.Store(h + 1)
+				publish(&s.head, h+1)
 				procUnpin()
 				if used == s.wakeAt {
 					w.signal()
