@@ -186,9 +186,9 @@ func TestStandardPlanPeers(t *testing.T) {
 	if got := variantNames(p); got != "baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace" {
 		t.Errorf("configurations %s", got)
 	}
-	// The targets compare with the lossless span; it is capped, the others not.
+	// The targets compare with the lossless span; the OpenTelemetry peers are capped.
 	l := p.Variant(OTelLossless)
-	if p.Peer() != l || !slices.Contains(l.Args, "-otel-blocking") || l.Calls != 30_000 || p.Variant(OTel).Calls != 0 {
+	if p.Peer() != l || !slices.Contains(l.Args, "-otel-blocking") || l.Calls != 10_000 || p.Variant(OTel).Calls != 100_000 || p.Variant(ExecTrace).Calls != 0 {
 		t.Errorf("peer %+v, otel-lossless %+v", p.Peer(), l)
 	}
 	d, a := p.Variant(FineAsyncDrop), p.Variant(FineAsync)

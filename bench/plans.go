@@ -91,9 +91,9 @@ var tigrisEnv = []string{"TIGRIS_ADMIN=off", "TIGRIS_ANALYSIS=off", "TIGRIS_SAMP
 // built with the go command from root (the tigris module's directory), and,
 // when tigris is not nil, the tigris configurations built once with it:
 // deactivated, coarse, fine-null, fine-async, fine-async-drop and fine-sync
-// (see the package documentation). losslessCalls caps the calls of
-// otel-lossless (Variant.Calls; 0: no cap).
-func StandardPlan(name, root string, tigris BuildFunc, losslessCalls int, exps ...Experiment) Plan {
+// (see the package documentation). losslessCalls and otelCalls cap the calls
+// of otel-lossless and otel (Variant.Calls; 0: no cap).
+func StandardPlan(name, root string, tigris BuildFunc, losslessCalls, otelCalls int, exps ...Experiment) Plan {
 	example := filepath.Join(root, ExampleDir)
 	p := Plan{
 		Name: name,
@@ -140,7 +140,7 @@ func StandardPlan(name, root string, tigris BuildFunc, losslessCalls int, exps .
 			Args: []string{"-otel-out", "{scratch}/spans.json", "-otel-blocking"}, Calls: losslessCalls,
 			Description: "OpenTelemetry SDK span, blocking batch processor (every span exported), stdouttrace to a file"},
 		Variant{Name: OTel, Binary: BinOTel, Adds: PortionPeer, Over: Baseline,
-			Args:        []string{"-otel-out", "{scratch}/spans.json"},
+			Args: []string{"-otel-out", "{scratch}/spans.json"}, Calls: otelCalls,
 			Description: "OpenTelemetry SDK span, batch processor with its defaults (drops when its queue is full), stdouttrace to a file"},
 		Variant{Name: ExecTrace, Binary: BinExecTrace, Adds: PortionPeer, Over: Baseline,
 			Args:        []string{"-trace-out", "{scratch}/exec.trace"},
@@ -188,16 +188,17 @@ func scaling(base Params, calls, runs int) []Experiment {
 //
 // QuickPlan takes about two minutes on the 2-core development machine, a cold
 // tigris build included: 5 runs of every configuration with 300,000 calls of
-// method time 0 (the upper bound of the overhead; otel-lossless makes 30,000)
-// and 3 with 1,000 calls of 500 µs (the lower bound), and 3 runs of the
-// series with 50,000 calls per goroutine.
+// method time 0 (the upper bound of the overhead; the OpenTelemetry peers,
+// whose spans cost microseconds when exported, make 10,000 (lossless) and
+// 100,000), 3 with 1,000 calls of 500 µs (the lower bound), and 3 runs of the
+// series with 25,000 calls per goroutine.
 func QuickPlan(root string, tigris BuildFunc) Plan {
 	mt0 := Params{Calls: 300_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 5, Goroutines: 1}
-	return StandardPlan("quick", root, tigris, 30_000, append([]Experiment{
+	return StandardPlan("quick", root, tigris, 10_000, 100_000, append([]Experiment{
 		{Name: "mt0", Params: mt0},
 		{Name: "mt500us", Params: Params{Calls: 1_000, Warmup: 0.5, Depth: 10, MethodTime: 500 * time.Microsecond, Runs: 3, Goroutines: 1},
 			Configs: longConfigs},
-	}, scaling(mt0, 50_000, 3)...)...)
+	}, scaling(mt0, 25_000, 3)...)...)
 }
 
 // FullPlanLongCalls is the number of calls per run of FullPlan's 500 µs
@@ -212,13 +213,14 @@ const FullPlanLongCalls = 10_000
 
 // FullPlan is MooBench's default (thesis, section 8.3): 10 runs in fresh
 // processes, 2,000,000 calls, the first half discarded as warm-up, depth 10,
-// method time 0 (otel-lossless: 200,000 calls, 2.3 GB of JSON per run) — and
+// method time 0 (otel-lossless: 50,000 calls, 0.6 GB of JSON per run; an
+// exported span costs 20–30 µs at the mean under stress) — and
 // the same with method time 500 µs, but with FullPlanLongCalls calls per run
 // instead of 2,000,000 (see there) — and 5 runs of the goroutine series with
 // 500,000 calls per goroutine. About 25 minutes on the development machine.
 func FullPlan(root string, tigris BuildFunc) Plan {
 	mt0 := Params{Calls: 2_000_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 10, Goroutines: 1}
-	return StandardPlan("full", root, tigris, 200_000, append([]Experiment{
+	return StandardPlan("full", root, tigris, 50_000, 0, append([]Experiment{
 		{Name: "mt0", Params: mt0},
 		{Name: "mt500us", Params: Params{Calls: FullPlanLongCalls, Warmup: 0.5, Depth: 10, MethodTime: 500 * time.Microsecond, Runs: 10, Goroutines: 1},
 			Configs: longConfigs},
@@ -230,7 +232,7 @@ func FullPlan(root string, tigris BuildFunc) Plan {
 // calls each; a few seconds of runs.
 func TinyPlan(root string, tigris BuildFunc) Plan {
 	mt0 := Params{Calls: 20_000, Warmup: 0.5, Depth: 10, MethodTime: 0, Runs: 2, Goroutines: 1, ClockPairs: 200_000}
-	return StandardPlan("tiny", root, tigris, 2_000, Experiment{Name: "mt0", Params: mt0}, scaling(mt0, 5_000, 1)[0])
+	return StandardPlan("tiny", root, tigris, 2_000, 0, Experiment{Name: "mt0", Params: mt0}, scaling(mt0, 5_000, 1)[0])
 }
 
 // ModulePath is the tigris module's path.

@@ -10,8 +10,8 @@ type Scaling struct {
 	// Experiments are the series' experiments, by goroutines ascending.
 	Experiments []string `json:"experiments"`
 	Goroutines  []int    `json:"goroutines"`
-	// Rows has one entry per configuration that ran in every experiment of
-	// the series, in plan order.
+	// Rows has one entry per configuration that collects or writes (adds C
+	// or W) and ran in every experiment of the series, in plan order.
 	Rows []ScalingRow `json:"rows"`
 }
 
@@ -59,7 +59,7 @@ func scalingOf(exps []ExperimentSummary) *Scaling {
 		}
 	configs:
 		for _, c := range series[len(series)-1].Configs {
-			if c.Adds == PortionT {
+			if c.Adds != PortionC && c.Adds != PortionW {
 				continue
 			}
 			row := ScalingRow{Config: c.Name}

@@ -21,7 +21,7 @@ func nopBuild(context.Context, string) error { return nil }
 func syntheticResults(t *testing.T, mt time.Duration, steady map[string]int64) *Results {
 	t.Helper()
 	q := Params{Calls: 40, Warmup: 0.25, Depth: 10, MethodTime: mt, Runs: 3, Goroutines: 2}
-	p := StandardPlan("synthetic", "/nonexistent", nopBuild, 0, Experiment{Name: "e", Params: q})
+	p := StandardPlan("synthetic", "/nonexistent", nopBuild, 0, 0, Experiment{Name: "e", Params: q})
 	res := &Results{Plan: p, Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	skip := WarmupCalls(q.Calls, q.Warmup)
 	for run := 1; run <= q.Runs; run++ {
@@ -237,6 +237,20 @@ func TestTargets(t *testing.T) {
 	})
 	if tc := got["peer"]; !tc.Met || !strings.Contains(tc.Measured, "mean overhead lost in noise") || !near(tc.Value, 500.0/16) {
 		t.Errorf("peer with a negative mean overhead: %+v", tc)
+	}
+
+	// With a long method time, I and the allocations are not judged.
+	res500 := syntheticResults(t, 500*time.Microsecond, stressTimings)
+	s500, err := Summarize(res500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tc := range s500.Experiments[0].Targets {
+		names = append(names, tc.Name)
+	}
+	if strings.Join(names, ",") != "C,C+W,peer" {
+		t.Errorf("targets at 500 µs: %v, want C, C+W and peer", names)
 	}
 
 	// Without the tigris configurations there is nothing to check.

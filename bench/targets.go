@@ -28,7 +28,13 @@ const allocEpsilon = 0.05
 func (e *ExperimentSummary) checkTargets() []TargetCheck {
 	var out []TargetCheck
 	cp := e.ClockPairNs
-	if d := e.Config(Deactivated); d != nil {
+	// I and the allocations are judged under stress only: with a long method
+	// time, I is below what the busy wait resolves (it ends at the first
+	// clock read past its deadline), and the few calls share the process'
+	// background allocations (timers, the runtime), which are per second,
+	// not per call.
+	stress := e.Params.MethodTime == 0
+	if d := e.Config(Deactivated); d != nil && stress {
 		v := d.Portion.Median
 		out = append(out, TargetCheck{Name: "I", Target: "≤ 1 ns over an uninstrumented call",
 			Measured: fmtNs(v), Value: v, Limit: 1, Met: v <= 1})
@@ -62,7 +68,7 @@ func (e *ExperimentSummary) checkTargets() []TargetCheck {
 			worst, worstName = c.AllocsPerCall, c.Name
 		}
 	}
-	if worst >= 0 {
+	if worst >= 0 && stress {
 		m := fmt.Sprintf("at most %.4f per monitored call (%s), whole process", worst, worstName)
 		if worst == 0 {
 			m = "none in any tigris configuration, whole process"

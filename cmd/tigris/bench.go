@@ -54,7 +54,7 @@ Plans (the thesis' defaults are 10 runs × 2,000,000 calls, warm-up 0.5, depth 1
   --tiny    2 runs × 20,000 calls, method time 0, and the series with 2
             goroutines: a smoke test (seconds)
   --quick   5 runs × 300,000 calls of 0, 3 × 1,000 calls of 500µs and 3 runs
-            of the series with 50,000 calls per goroutine (the default; about
+            of the series with 25,000 calls per goroutine (the default; about
             two minutes on a 2-core machine, a cold tigris build included)
   --full    10 runs × 2,000,000 calls of 0, 10 runs × 10,000 calls of 500µs
             (the thesis' 2,000,000 calls of 500µs would take 1,000 s per run,
@@ -62,8 +62,9 @@ Plans (the thesis' defaults are 10 runs × 2,000,000 calls, warm-up 0.5, depth 1
             500,000 calls per goroutine. About 25 minutes. For the literal
             plan add --calls 2000000 (all experiments) or run --method-time
             500us --calls 2000000 on its own.
-otel-lossless writes a kilobyte of JSON per span: it makes at most 30,000
-(quick) or 200,000 (full) calls per run.
+An exported OpenTelemetry span is a kilobyte of JSON and costs tens of µs at
+the mean under stress: otel-lossless makes at most 10,000 (quick) or 50,000
+(full) calls per run, otel at most 100,000 in the quick plan.
 --calls, --runs, --depth, --goroutines and --warmup override every experiment's
 value (--goroutines and --method-time drop the series); --method-time replaces
 the experiments by one per listed method time.

@@ -48,8 +48,8 @@ func TestBenchPlanFlags(t *testing.T) {
 		args []string
 		want string // plan name, configurations, then experiment: runs×calls depth mt goroutines warm-up
 	}{
-		{nil, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 5×300000 d10 0s g1 w0.5; mt500us 3×1000 d10 500µs g1 w0.5; mt0-g2 3×50000 d10 0s g2 w0.5; mt0-g8 3×50000 d10 0s g8 w0.5"},
-		{[]string{"--quick"}, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 5×300000 d10 0s g1 w0.5; mt500us 3×1000 d10 500µs g1 w0.5; mt0-g2 3×50000 d10 0s g2 w0.5; mt0-g8 3×50000 d10 0s g8 w0.5"},
+		{nil, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 5×300000 d10 0s g1 w0.5; mt500us 3×1000 d10 500µs g1 w0.5; mt0-g2 3×25000 d10 0s g2 w0.5; mt0-g8 3×25000 d10 0s g8 w0.5"},
+		{[]string{"--quick"}, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 5×300000 d10 0s g1 w0.5; mt500us 3×1000 d10 500µs g1 w0.5; mt0-g2 3×25000 d10 0s g2 w0.5; mt0-g8 3×25000 d10 0s g8 w0.5"},
 		{[]string{"--full"}, "full baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 10×2000000 d10 0s g1 w0.5; mt500us 10×10000 d10 500µs g1 w0.5; mt0-g2 5×500000 d10 0s g2 w0.5; mt0-g8 5×500000 d10 0s g8 w0.5"},
 		{[]string{"--tiny"}, "tiny baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 2×20000 d10 0s g1 w0.5; mt0-g2 1×5000 d10 0s g2 w0.5"},
 		{[]string{"--full", "--runs", "4", "--calls", "1000", "--depth", "3", "--goroutines", "2", "--warmup", "0.25"},
