@@ -35,9 +35,10 @@ const (
 	// for production that prefers gaps to latency: it counts what it drops.
 	FineAsyncDrop = "fine-async-drop"
 	// OTelLossless is the OpenTelemetry peer with a batch span processor that
-	// blocks instead of dropping (WithBlocking): it exports every span, as
-	// tigris writes every record, so it is the peer the targets compare with.
-	// OTel is the SDK's default, which drops spans when its queue is full.
+	// blocks instead of dropping (the SDK's WithBlocking option): it exports
+	// every span, as tigris writes every record, so it is the peer the targets
+	// compare with. OTel is the SDK's default, which drops spans when its
+	// queue is full.
 	OTelLossless = "otel-lossless"
 	OTel         = "otel"
 	// ExecTrace is the Go execution tracer with a user region per call.
