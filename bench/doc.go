@@ -1,8 +1,9 @@
 // Package bench drives MooBench, the micro-benchmark for monitoring overhead of
 // van Hoorn, Waller et al. (J. Waller, Performance Benchmarking of Application
 // Monitoring Frameworks, PhD thesis, Kiel University, 2014, ch. 6–8: "the
-// thesis" below), for tigris and its OpenTelemetry peer, and analyses the raw
-// data it produces against tigris's performance targets (docs/performance.md
+// thesis" below), for tigris and its peers (an OpenTelemetry span, a Go
+// execution tracer region), and analyses the raw data it produces against
+// tigris's performance targets (docs/performance.md
 // lists them with the latest verdicts). The PetClinic evaluation, the other
 // workload of `tigris bench`, is package bench/evaluation.
 //
@@ -15,32 +16,45 @@
 // several ways and run in several configurations ([Variant]); each configuration
 // adds one portion of overhead to the one it is measured over (its Over):
 //
-//	config            build and run                          measures
-//	baseline          go build                               T
-//	deactivated       tigris go build, TIGRIS_MODE=off       T+I
-//	coarse            TIGRIS_MODE=coarse                     T+I+C  (coarse statistics)
-//	fine-null         TIGRIS_MODE=fine, TIGRIS_WRITER=null   T+I+C  (fine record, discarded)
-//	fine-async        TIGRIS_MODE=fine, TIGRIS_WRITER=async  T+I+C+W
-//	fine-sync         TIGRIS_MODE=fine, TIGRIS_WRITER=sync   T+I+C+W
-//	fine-async-block  the same with TIGRIS_ON_FULL=block     T+I+C+W (optional, WithBlocking)
-//	otel              examples/moobench-otel                 T+span (the peer)
-//	otel-blocking     the same with -otel-blocking           T+span (optional, WithBlocking)
+//	config            build and run                                  measures
+//	baseline          go build                                       T
+//	deactivated       tigris go build, TIGRIS_MODE=off               T+I
+//	coarse            TIGRIS_MODE=coarse                             T+I+C  (coarse statistics)
+//	fine-null         TIGRIS_MODE=fine, TIGRIS_WRITER=null           T+I+C  (fine record, discarded)
+//	fine-async        TIGRIS_MODE=fine, TIGRIS_WRITER=async          T+I+C+W (the defaults: nothing lost)
+//	fine-async-drop   the same with TIGRIS_ON_FULL=drop              T+I+C+W
+//	fine-sync         TIGRIS_MODE=fine, TIGRIS_WRITER=sync           T+I+C+W
+//	otel-lossless     examples/moobench-otel -otel-blocking          T+span, every span exported
+//	otel              examples/moobench-otel                         T+span, the SDK's defaults
+//	exectrace         go build -tags exectrace                       T+region, runtime/trace
 //
-// Both default writers drop what they cannot keep up with: the OpenTelemetry
-// SDK's batch processor when its queue is full (under stress most spans are
-// dropped, so otel measures mostly the cost of a dropped span), tigris's async
-// writer when its per-P ring is full. A writer that drops looks cheaper than
-// one that writes everything, so the driver counts what reached the output of
-// every run: the records in the tigris trace file and the losses it reports
-// ([Variant.Trace], [TraceCount]), and the spans the peer's exporter received
-// (the line it prints at exit). The blocking configurations write everything.
+// The peers stand on the baseline. otel-lossless, the OpenTelemetry Go SDK
+// with a batch span processor that blocks when its queue is full, exports
+// every span, as tigris's defaults write every record: it is the peer the
+// targets name. otel is the SDK's default, whose processor drops spans when
+// its queue is full (under stress most of them, so it measures mostly the
+// cost of a dropped span). exectrace wraps every call in a runtime/trace user
+// region while the execution tracer writes to a file, which never drops. A
+// writer that drops looks cheaper than one that writes everything, so the
+// driver counts what reached the output of every run: the records in the
+// tigris trace file and the losses it reports ([Variant.Trace],
+// [TraceCount]), and the spans the peer's exporter received (the line it
+// prints at exit). otel-lossless writes a kilobyte of JSON per span, so the
+// plans cap its calls ([Variant.Calls]).
+//
+// An experiment may run only some configurations ([Experiment.Configs]): the
+// 500 µs experiment leaves out those that drop nothing there, and the
+// goroutine series ([Experiment.Scaling], [Scaling]) runs the writers with 2
+// and 8 benchmark goroutines, for throughput, drops and the CPU time a record
+// costs as producers multiply (the driver takes each process' user and
+// system time).
 //
 // Every top-level call makes depth monitored calls, so a portion per monitored
 // call is the difference of two configurations divided by depth. Each portion is
 // also given as a multiple of the cost of two monotonic clock reads measured by
 // the same processes (the yardstick of the performance targets), and each
-// configuration's total overhead as a ratio to the peer's (of the means and of
-// the medians). Each process also counts the heap allocations made during its
+// configuration's total overhead as a ratio to every peer's (of the means and
+// of the medians). Kieker's published figures are reported alongside. Each process also counts the heap allocations made during its
 // benchmark loop, reported per monitored call. [ExperimentSummary.Targets]
 // holds the verdicts on the performance targets.
 //
@@ -66,8 +80,8 @@
 // configuration and run, the run's median and clock pair, the records lost, the
 // time elapsed and an estimate of the time left. How a binary is built is a
 // [BuildFunc]: [GoBuild] builds a directory with the go command (the baseline,
-// and the OpenTelemetry peer in its own module), [TigrisBuild] through
-// `tigris go build`.
+// the execution tracer peer, and the OpenTelemetry peer in its own module),
+// [TigrisBuild] through `tigris go build`.
 //
 //	d := &bench.Driver{Dir: "moobench-results", Progress: os.Stderr}
 //	res, err := d.Run(ctx, bench.QuickPlan(root, bench.TigrisBuild(tigrisExe, root)))

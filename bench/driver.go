@@ -131,9 +131,10 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 
 	var jobs []job
 	for _, e := range p.Experiments {
+		vs := p.InExperiment(e)
 		for run := 1; run <= e.Params.Runs; run++ {
-			for i := range p.Variants {
-				jobs = append(jobs, job{e: e, v: &p.Variants[i], run: run})
+			for _, v := range vs {
+				jobs = append(jobs, job{e: e, v: v, run: run})
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 			return res, err
 		}
 		clock.observe(j, time.Since(start))
-		line := runLine(rd, j.e.Params)
+		line := runLine(rd, j.params())
 		rd.Timings = nil // Summarize reads them again, one configuration at a time
 		res.Runs = append(res.Runs, *rd)
 		fmt.Fprintf(progress, "[%d/%d %s, ETA %s] %s run %d/%d %-12s %s\n",
@@ -168,6 +169,13 @@ type job struct {
 	e   Experiment
 	v   *Variant
 	run int
+}
+
+// params are the experiment's parameters with the configuration's call cap.
+func (j job) params() Params {
+	q := j.e.Params
+	q.Calls = j.v.CallsFor(q)
+	return q
 }
 
 // eta predicts how long the remaining runs take. A configuration's run takes
@@ -197,6 +205,7 @@ func (m *eta) observe(j job, d time.Duration) {
 	m.spent[k] += d
 	m.count[k]++
 	q := j.e.Params
+	q.Calls = j.v.CallsFor(q)
 	if calls := int64(q.Calls) * int64(q.Depth); calls > 0 {
 		rest := d - runOverhead - time.Duration(q.Calls)*q.MethodTime
 		m.perCall[j.v.Name] = max(rest, 0) / time.Duration(calls)
@@ -212,9 +221,9 @@ func (m *eta) remaining(jobs []job) time.Duration {
 		case m.count[k] > 0:
 			d += m.spent[k] / time.Duration(m.count[k])
 		case ok:
-			d += j.e.Params.estimate(pc)
+			d += j.params().estimate(pc)
 		default:
-			d += j.e.Params.estimate(etaPerCall)
+			d += j.params().estimate(etaPerCall)
 		}
 	}
 	return d
@@ -240,6 +249,7 @@ func runLine(rd *RunData, q Params) string {
 
 func (d *Driver) runOnce(ctx context.Context, exe string, e Experiment, v *Variant, run int) (*RunData, error) {
 	q := e.Params
+	q.Calls = v.CallsFor(q)
 	rel := runName(e.Name, v.Name, run)
 	raw := filepath.Join(d.Dir, "raw", rel+".bin")
 	logf := filepath.Join(d.Dir, "logs", rel+".log")
@@ -307,6 +317,9 @@ func (d *Driver) runOnce(ctx context.Context, exe string, e Experiment, v *Varia
 	}
 	rd.Experiment, rd.Variant, rd.Run = e.Name, v.Name, run
 	rd.Log, rd.Wall, rd.LoadAvg = logf, wall, load
+	if ps := cmd.ProcessState; ps != nil {
+		rd.CPU = ps.UserTime() + ps.SystemTime()
+	}
 	rd.OutBytes = dirSize(scratch)
 	rd.Notes = notes(out.Bytes())
 	expected := int64(q.Calls) * int64(q.Depth) * int64(q.Goroutines)

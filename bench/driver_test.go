@@ -37,8 +37,8 @@ func TestDriverEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
 	}
-	if len(res.Builds) != 2 || len(res.Runs) != 4 {
-		t.Fatalf("%d builds, %d runs; want 2 and 4\n%s", len(res.Builds), len(res.Runs), progress.String())
+	if len(res.Builds) != 3 || len(res.Runs) != 8 {
+		t.Fatalf("%d builds, %d runs; want 3 and 8\n%s", len(res.Builds), len(res.Runs), progress.String())
 	}
 	// Interleaved: run 1 of every configuration, then run 2.
 	var order []string
@@ -47,15 +47,28 @@ func TestDriverEndToEnd(t *testing.T) {
 		if r.Timings != nil {
 			t.Errorf("%s run %d: the driver kept the timings in memory", r.Variant, r.Run)
 		}
-		if r.Calls != 20_000 || r.Goroutines != 1 || r.Depth != 10 || r.ClockPairNs <= 0 {
+		calls := 20_000
+		if r.Variant == OTelLossless {
+			calls = 2_000 // capped
+		}
+		if r.Calls != calls || r.Goroutines != 1 || r.Depth != 10 || r.ClockPairNs <= 0 {
 			t.Errorf("%s run %d: %+v", r.Variant, r.Run, r)
 		}
 		if _, err := os.Stat(r.File); err != nil {
 			t.Errorf("raw data: %v", err)
 		}
 	}
-	if got := strings.Join(order, " "); got != "baseline/1 otel/1 baseline/2 otel/2" {
+	if got := strings.Join(order, " "); got != "baseline/1 otel-lossless/1 otel/1 exectrace/1 baseline/2 otel-lossless/2 otel/2 exectrace/2" {
 		t.Errorf("run order %s", got)
+	}
+	// The lossless peer exports every span; the execution tracer writes its file.
+	for _, r := range res.RunsOf("mt0", OTelLossless) {
+		if tc := r.Trace; tc == nil || tc.Expected != 20_000 || tc.Written != 20_000 || tc.Lost != 0 {
+			t.Errorf("otel-lossless run %d: %+v", r.Run, tc)
+		}
+	}
+	if x := res.RunsOf("mt0", ExecTrace); len(x) != 2 || x[0].OutBytes == 0 || x[0].Trace != nil || x[0].CPU <= 0 {
+		t.Errorf("exectrace runs: %+v", x)
 	}
 	otel := res.RunsOf("mt0", OTel)
 	if len(otel) != 2 || otel[0].Trace == nil || otel[0].Trace.Unit != "spans" || otel[0].Trace.Expected != 200_000 ||
@@ -68,7 +81,7 @@ func TestDriverEndToEnd(t *testing.T) {
 	if res.RunsOf("mt0", Baseline)[0].Trace != nil {
 		t.Error("the baseline has a record count")
 	}
-	if !regexp.MustCompile(`\[4/4 \d+:\d\d, ETA 0:00\] mt0 run 2/2 otel `).MatchString(progress.String()) {
+	if !regexp.MustCompile(`\[8/8 \d+:\d\d, ETA 0:00\] mt0 run 2/2 exectrace `).MatchString(progress.String()) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 

@@ -182,53 +182,72 @@ func WriteTable(w io.Writer, s *Summary) error {
 				fmtNs(float64(st.Min)), fmtNs(float64(st.Max)), st.N, spread(c.RunMeans))
 		}
 		tw.Flush()
-		fmt.Fprintf(bw, "\nPer monitored call (÷ %d); ×cp = multiples of the clock pair (%.2f ns); vs peer = overhead ÷ %s's overhead:\n",
-			q.Depth, e.ClockPairNs, e.Peer)
+		fmt.Fprintf(bw, "\nPer monitored call (÷ %d); ×cp = multiples of the clock pair (%.2f ns); vs a peer = how many times cheaper the overhead is than the peer's (medians; the means are in summary.json):\n",
+			q.Depth, e.ClockPairNs)
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "config\tportion\tover\tmean\t± 95% CI\t×cp\tmedian\t×cp\toverhead mean\t×cp\toverhead median\t×cp\tvs peer (mean)\tvs peer (median)\t")
+		head := "config\tportion\tover\tmean\t± 95% CI\t×cp\tmedian\t×cp\toverhead mean\t×cp\toverhead median\t×cp\t"
+		for _, p := range e.Peers {
+			head += "vs " + p + "\t"
+		}
+		fmt.Fprintln(tw, head)
 		for _, c := range e.Configs {
 			if c.Adds == PortionT {
-				fmt.Fprintf(tw, "%s\tT\t\t%s\t\t%s\t%s\t%s\t\t\t\t\t\t\t\n", c.Name,
+				fmt.Fprintf(tw, "%s\tT\t\t%s\t\t%s\t%s\t%s\t\t\t\t\t%s\n", c.Name,
 					fmtNs(c.Stats.Mean/float64(q.Depth)), ratio(c.Stats.Mean/float64(q.Depth)/e.ClockPairNs),
-					fmtNs(c.Stats.Median/float64(q.Depth)), ratio(c.Stats.Median/float64(q.Depth)/e.ClockPairNs))
+					fmtNs(c.Stats.Median/float64(q.Depth)), ratio(c.Stats.Median/float64(q.Depth)/e.ClockPairNs),
+					strings.Repeat("\t", len(e.Peers)))
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, c.Adds, c.Over,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.Name, c.Adds, c.Over,
 				fmtNs(c.Portion.Mean), fmtNs(c.Portion.CI95), ratio(c.Portion.MeanClockPairs),
 				fmtNs(c.Portion.Median), ratio(c.Portion.MedianClockPairs),
 				fmtNs(c.Overhead.Mean), ratio(c.Overhead.MeanClockPairs),
-				fmtNs(c.Overhead.Median), ratio(c.Overhead.MedianClockPairs),
-				vsPeer(c.VsPeer, c.Name == e.Peer), vsPeer(c.VsPeerMedian, c.Name == e.Peer))
+				fmtNs(c.Overhead.Median), ratio(c.Overhead.MedianClockPairs))
+			for _, p := range e.Peers {
+				fmt.Fprintf(tw, "%s\t", cheaper(c.VsPeers, p))
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
-		fmt.Fprintf(bw, "\nOutput and allocations (every run, warm-up included; allocations of the whole process per monitored call):\n")
+		fmt.Fprintf(bw, "\nOutput, throughput and allocations (every run, warm-up included; throughput of all goroutines; CPU and allocations of the whole process per monitored call):\n")
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "config\trecords or spans\twritten\tlost\tlost %\tunaccounted\tfile MB/run\tallocs/call\tbytes/call\t")
+		fmt.Fprintln(tw, "config\trecords or spans\twritten\tlost\tlost %\tunaccounted\tfile MB/run\tM calls/s\tCPU/call\tallocs/call\tbytes/call\t")
 		for _, c := range e.Configs {
 			var exp, written, lost, share, unacc string
 			if t := c.Trace; t != nil {
 				exp, written, lost = strconv.FormatInt(t.Expected, 10), strconv.FormatInt(t.Written, 10), strconv.FormatInt(t.Lost, 10)
 				share = fmt.Sprintf("%.2f", 100*t.LostShare())
 				unacc = strconv.FormatInt(t.Unaccounted(), 10)
+			} else if c.Name == ExecTrace {
+				written, lost = "not counted", "none¹"
 			}
-			var file string
+			var file, rate, cpu string
 			if c.OutBytes > 0 {
 				file = fmt.Sprintf("%.1f", float64(c.OutBytes)/1e6)
+			}
+			if c.CallsPerSec > 0 {
+				rate = fmt.Sprintf("%.2f", c.CallsPerSec/1e6)
+			}
+			if c.CPUPerCall > 0 {
+				cpu = fmtNs(c.CPUPerCall)
 			}
 			allocs, bytes := "?", "?"
 			if c.AllocsPerCall >= 0 {
 				allocs, bytes = fmt.Sprintf("%.3f", c.AllocsPerCall), fmt.Sprintf("%.1f", c.AllocBytesPerCall)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, exp, written, lost, share, unacc, file, allocs, bytes)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Name, exp, written, lost, share, unacc, file, rate, cpu, allocs, bytes)
 		}
 		tw.Flush()
+		if e.Config(ExecTrace) != nil {
+			fmt.Fprintln(bw, "¹ The execution tracer does not drop events (when its writer falls behind, its buffers grow); its regions are not counted per run: go tool trace -d=parsed takes about 50 s per million.")
+		}
 		for _, c := range e.Configs {
 			for _, n := range c.Notes {
 				fmt.Fprintf(bw, "%s: %s\n", c.Name, n)
 			}
 		}
 		if len(e.Targets) > 0 {
-			fmt.Fprintf(bw, "\nDESIGN.md targets (medians unless said otherwise):\n")
+			fmt.Fprintf(bw, "\nTargets (docs/performance.md; medians unless said otherwise):\n")
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 			for _, t := range e.Targets {
 				verdict := "missed"
@@ -240,7 +259,78 @@ func WriteTable(w io.Writer, s *Summary) error {
 			tw.Flush()
 		}
 	}
+	writeScaling(bw, s.Scaling)
+	writeKieker(bw, s.Kieker)
 	return bw.Flush()
+}
+
+// writeScaling writes the goroutine series, if there is one.
+func writeScaling(bw *bufio.Writer, sc *Scaling) {
+	if sc == nil {
+		return
+	}
+	fmt.Fprintf(bw, "\n== Goroutine series (%s): per monitored call, by benchmark goroutines\n", strings.Join(sc.Experiments, ", "))
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "config\tmeasure\t"
+	for _, g := range sc.Goroutines {
+		head += fmt.Sprintf("%d goroutine(s)\t", g)
+	}
+	fmt.Fprintln(tw, head)
+	row := func(config, measure string, xs []float64, f func(float64) string) {
+		if len(xs) == 0 {
+			return
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", config, measure)
+		for _, x := range xs {
+			fmt.Fprintf(tw, "%s\t", f(x))
+		}
+		fmt.Fprintln(tw)
+	}
+	for _, r := range sc.Rows {
+		row(r.Config, "overhead (median)", r.OverheadMedian, fmtNs)
+		row("", "portion (median)", r.PortionMedian, fmtNs)
+		row("", "portion CPU", r.PortionCPU, func(x float64) string {
+			if x == 0 {
+				return ""
+			}
+			return fmtNs(x)
+		})
+		row("", "M calls/s", r.CallsPerSec, func(x float64) string { return fmt.Sprintf("%.2f", x/1e6) })
+		row("", "lost %", r.LostShare, func(x float64) string { return fmt.Sprintf("%.2f", 100*x) })
+	}
+	tw.Flush()
+	fmt.Fprintln(bw, "portion CPU: the process' CPU time per monitored call over the configuration it stacks on (writer goroutine and assists included).")
+}
+
+// writeKieker writes Kieker's published figures.
+func writeKieker(bw *bufio.Writer, ks []KiekerFigure) {
+	if len(ks) == 0 {
+		return
+	}
+	fmt.Fprintln(bw, "\n== Kieker's published MooBench figures, per monitored call (depth 10, method time 0; for scale, not a contest):")
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+	for _, k := range ks {
+		med := ""
+		if k.Median > 0 {
+			med = "median " + fmtNs(k.Median)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\tmean %s\t%s\t%s\n", k.Portion, k.What, fmtNs(k.Mean), med, k.Source)
+	}
+	tw.Flush()
+}
+
+// cheaper formats the share of peer in vs as how many times cheaper the
+// overhead is; nothing when there is none.
+func cheaper(vs []PeerShare, peer string) string {
+	for _, v := range vs {
+		if v.Peer == peer && v.Median != 0 {
+			if v.Median > 0 {
+				return ratio(1/v.Median) + " cheaper"
+			}
+			return fmt.Sprintf("%.3f", v.Median)
+		}
+	}
+	return ""
 }
 
 // fmtNs formats a duration in ns with a unit that keeps three or four

@@ -132,11 +132,11 @@ func TestSVG(t *testing.T) {
 		// chart breaks T.
 		{"long", 500 * time.Microsecond, map[string]int64{
 			Baseline: 500_100, Deactivated: 500_110, Coarse: 500_150, FineNull: 500_200,
-			FineAsync: 500_260, FineSync: 500_300, OTel: 505_100}, true},
+			FineAsync: 500_260, FineAsyncDrop: 500_250, FineSync: 500_300, OTelLossless: 505_100, OTel: 502_100, ExecTrace: 501_100}, true},
 		// Noise can make a portion negative.
 		{"negative", 0, map[string]int64{
 			Baseline: 100, Deactivated: 95, Coarse: 150, FineNull: 200,
-			FineAsync: 260, FineSync: 300, OTel: 5100}, false},
+			FineAsync: 260, FineAsyncDrop: 250, FineSync: 300, OTelLossless: 5100, OTel: 2100, ExecTrace: 1100}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Summarize(syntheticResults(t, c.mt, c.timing))
@@ -150,9 +150,9 @@ func TestSVG(t *testing.T) {
 				t.Fatal(err)
 			}
 			elems, texts := svgDoc(t, b.Bytes())
-			// One rect per segment (1+2+3+3+4+4+2 = 19), 5 legend boxes, the background.
-			if elems["rect"] != 19+5+1 {
-				t.Errorf("%d rects, want 25", elems["rect"])
+			// One rect per segment (1+2+3+3+4+4+4+2+2+2 = 27), 5 legend boxes, the background.
+			if elems["rect"] != 27+5+1 {
+				t.Errorf("%d rects, want 33", elems["rect"])
 			}
 			all := strings.Join(texts, "\n")
 			for _, want := range []string{"baseline", "fine-async", "otel", "I instrumentation", `MooBench e <&> "quoted"`} {
@@ -197,11 +197,14 @@ func TestTable(t *testing.T) {
 		lines = append(lines, strings.Join(strings.Fields(l), " "))
 	}
 	flat := strings.Join(lines, "\n")
-	for _, want := range []string{"== e: depth 10", "clock pair 20.00 ns", "fine-async", "0.032 (31.25× cheaper)", "500 ns",
+	for _, want := range []string{"== e: depth 10", "clock pair 20.00 ns", "fine-async", "vs otel-lossless vs otel vs exectrace",
+		"16.0 ns 0.80× 31.25× cheaper 12.50× cheaper 6.25× cheaper", "500 ns",
 		"WARNING: load average up to 7.5 on 2 CPU(s)",
 		"records or spans", "fine-async 2400 2376 24 1.00 0 0.000 0.0", // record counts, no allocations
 		"otel 2400 1200 1200 50.00 0 3.000 300.0",
-		"DESIGN.md targets", "C+W fine record through the async writer", "missed", "peer"} {
+		"exectrace not counted none¹", "¹ The execution tracer does not drop events",
+		"Targets (docs/performance.md", "C+W fine record through the async writer", "missed", "peer",
+		"Kieker's published MooBench figures", "W writing (async ASCII writer, blocking queue: nothing lost) mean 2472 ns median 242 ns"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -34,10 +34,17 @@ type Params struct {
 	ClockPairs int           `json:"clockPairs"`   // clock pairs each run times; 0: the program's default
 }
 
-// Experiment is one parameter set a plan runs every configuration with.
+// Experiment is one parameter set a plan runs its configurations with.
 type Experiment struct {
 	Name   string `json:"name"`
 	Params Params `json:"params"`
+	// Configs, when set, are the configurations this experiment runs, with
+	// those they are measured over; empty: every configuration of the plan.
+	Configs []string `json:"configs,omitempty"`
+	// Scaling marks an experiment of the goroutine series: the same
+	// parameters as another with more benchmark goroutines. --goroutines
+	// and --method-time, which would make it a copy of that one, drop it.
+	Scaling bool `json:"scaling,omitempty"`
 }
 
 // BuildFunc builds a benchmark program to the executable path exe. It is called
@@ -70,6 +77,13 @@ type Variant struct {
 	// driver's environment; only Env sets them.
 	Env  []string `json:"env,omitempty"`
 	Args []string `json:"args,omitempty"`
+
+	// Calls, when set, caps the calls per goroutine of this configuration's
+	// runs in every experiment: a peer that writes a kilobyte of JSON per
+	// span would take minutes per run and fill the disk at the thesis' two
+	// million calls, and a median settles long before. The warm-up share
+	// applies to the capped count.
+	Calls int `json:"calls,omitempty"`
 
 	// Trace, when set, is the tigris trace file a run writes ("{scratch}" is
 	// replaced as in Env). The driver reads it after the run, before the scratch
@@ -112,7 +126,8 @@ func (p Plan) Baseline() *Variant {
 	return nil
 }
 
-// Peer returns the first configuration that adds PortionPeer, or nil.
+// Peer returns the first configuration that adds PortionPeer, or nil: the
+// peer the targets compare with.
 func (p Plan) Peer() *Variant {
 	for i := range p.Variants {
 		if p.Variants[i].Adds == PortionPeer {
@@ -120,6 +135,35 @@ func (p Plan) Peer() *Variant {
 		}
 	}
 	return nil
+}
+
+// InExperiment returns the configurations e runs, in plan order: all of them,
+// or those e.Configs names and the ones they are measured over.
+func (p Plan) InExperiment(e Experiment) []*Variant {
+	keep := map[string]bool{}
+	for _, n := range e.Configs {
+		if v := p.Variant(n); v != nil {
+			for _, c := range p.Chain(v) {
+				keep[c.Name] = true
+			}
+		}
+	}
+	var out []*Variant
+	for i := range p.Variants {
+		if len(e.Configs) == 0 || keep[p.Variants[i].Name] {
+			out = append(out, &p.Variants[i])
+		}
+	}
+	return out
+}
+
+// CallsFor is how many calls per goroutine v's runs make in an experiment
+// with parameters q: q.Calls, capped at v.Calls.
+func (v *Variant) CallsFor(q Params) int {
+	if v.Calls > 0 && v.Calls < q.Calls {
+		return v.Calls
+	}
+	return q.Calls
 }
 
 // Chain returns the configurations v stacks on, baseline first, v last.
@@ -162,6 +206,9 @@ func (p Plan) Validate() error {
 		if !bins[v.Binary] {
 			return fmt.Errorf("plan %q: configuration %q runs unknown binary %q", p.Name, v.Name, v.Binary)
 		}
+		if v.Calls < 0 {
+			return fmt.Errorf("plan %q: configuration %q: negative call cap %d", p.Name, v.Name, v.Calls)
+		}
 		switch v.Adds {
 		case PortionT:
 			baselines++
@@ -200,6 +247,11 @@ func (p Plan) Validate() error {
 			return fmt.Errorf("plan %q: experiment name %q empty or duplicated", p.Name, e.Name)
 		}
 		exps[e.Name] = true
+		for _, n := range e.Configs {
+			if p.Variant(n) == nil {
+				return fmt.Errorf("plan %q: experiment %q names unknown configuration %q", p.Name, e.Name, n)
+			}
+		}
 		q := e.Params
 		if q.Calls < 1 || q.Depth < 1 || q.Runs < 1 || q.Goroutines < 1 || q.MethodTime < 0 || q.ClockPairs < 0 ||
 			q.Warmup < 0 || q.Warmup >= 1 {
@@ -215,7 +267,11 @@ func (p Plan) Validate() error {
 func (p Plan) Estimate(perCall time.Duration) time.Duration {
 	var d time.Duration
 	for _, e := range p.Experiments {
-		d += time.Duration(e.Params.Runs*len(p.Variants)) * (e.Params.estimate(perCall) + p.Pause)
+		for _, v := range p.InExperiment(e) {
+			q := e.Params
+			q.Calls = v.CallsFor(q)
+			d += time.Duration(q.Runs) * (q.estimate(perCall) + p.Pause)
+		}
 	}
 	return d
 }
@@ -226,10 +282,11 @@ func (p Plan) Estimate(perCall time.Duration) time.Duration {
 const runOverhead = 300 * time.Millisecond
 
 // estimate is how long one run of q takes if a monitored call costs perCall
-// besides the method time. The goroutines run side by side.
+// of CPU besides the method time: the goroutines share the CPUs.
 func (q Params) estimate(perCall time.Duration) time.Duration {
 	call := q.MethodTime + time.Duration(q.Depth)*perCall
-	return time.Duration(q.Calls)*call + runOverhead
+	g := max(1, q.Goroutines/max(1, runtime.NumCPU()))
+	return time.Duration(q.Calls*g)*call + runOverhead
 }
 
 // Overrides change a plan's experiments (the command line's --calls, --runs,
@@ -251,6 +308,9 @@ type Overrides struct {
 // the result.
 func (p Plan) With(o Overrides) Plan {
 	exps := slices.Clone(p.Experiments)
+	if len(o.MethodTimes) > 0 || o.Goroutines > 0 {
+		exps = slices.DeleteFunc(exps, func(e Experiment) bool { return e.Scaling })
+	}
 	if len(o.MethodTimes) > 0 && len(exps) > 0 {
 		var out []Experiment
 		for _, mt := range o.MethodTimes {
@@ -296,7 +356,9 @@ func MethodTimeName(mt time.Duration) string {
 }
 
 // Only returns p with only the named configurations and those they are measured
-// over, in p's order. Unknown names are an error.
+// over, in p's order; an experiment that runs only some configurations keeps
+// those of them that remain, and is dropped when none of those it names does.
+// Unknown names are an error.
 func (p Plan) Only(names ...string) (Plan, error) {
 	keep := map[string]bool{}
 	for _, n := range names {
@@ -315,6 +377,17 @@ func (p Plan) Only(names ...string) (Plan, error) {
 		}
 	}
 	p.Variants = vs
+	var exps []Experiment
+	for _, e := range p.Experiments {
+		if len(e.Configs) > 0 {
+			e.Configs = slices.DeleteFunc(slices.Clone(e.Configs), func(n string) bool { return !keep[n] })
+			if len(e.Configs) == 0 {
+				continue
+			}
+		}
+		exps = append(exps, e)
+	}
+	p.Experiments = exps
 	return p, nil
 }
 
@@ -328,8 +401,21 @@ func Describe(w io.Writer, p Plan, out string) {
 	fmt.Fprintf(w, "bench: plan %s, configurations %s; results in %s\n", p.Name, strings.Join(names, ", "), out)
 	for _, e := range p.Experiments {
 		q := e.Params
-		fmt.Fprintf(w, "bench: experiment %s: %d run(s) × %d call(s) × %d goroutine(s), depth %d, method time %v, warm-up %.0f%%\n",
-			e.Name, q.Runs, q.Calls, q.Goroutines, q.Depth, q.MethodTime, 100*q.Warmup)
+		var which string
+		if len(e.Configs) > 0 {
+			var ns []string
+			for _, v := range p.InExperiment(e) {
+				ns = append(ns, v.Name)
+			}
+			which = ", configurations " + strings.Join(ns, ", ")
+		}
+		fmt.Fprintf(w, "bench: experiment %s: %d run(s) × %d call(s) × %d goroutine(s), depth %d, method time %v, warm-up %.0f%%%s\n",
+			e.Name, q.Runs, q.Calls, q.Goroutines, q.Depth, q.MethodTime, 100*q.Warmup, which)
+	}
+	for _, v := range p.Variants {
+		if v.Calls > 0 {
+			fmt.Fprintf(w, "bench: %s makes at most %d call(s) per run and goroutine\n", v.Name, v.Calls)
+		}
 	}
 	// 100 ns per monitored call is about a tigris fine record; the peer costs
 	// more, which the progress lines' estimates take into account once it ran.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,8 +62,8 @@ func TestValidate(t *testing.T) {
 	if err := FullPlan("/root", nil).Validate(); err != nil {
 		t.Fatalf("FullPlan without tigris: %v", err)
 	}
-	if got := len(QuickPlan("/root", nil).Variants); got != 2 {
-		t.Errorf("QuickPlan without tigris has %d configurations, want 2 (baseline, otel)", got)
+	if got := len(QuickPlan("/root", nil).Variants); got != 4 {
+		t.Errorf("QuickPlan without tigris has %d configurations, want 4 (baseline and the peers)", got)
 	}
 	for _, c := range []struct {
 		name   string
@@ -114,17 +115,19 @@ func TestOnly(t *testing.T) {
 }
 
 func TestEstimate(t *testing.T) {
-	// 7 configurations × 10 runs × 20,000 calls × 500 µs = 700 s, plus 0.3 s
-	// per run (140 runs); method time 0 costs only the per-run overhead at a
-	// per-call cost of 0.
+	// 8 configurations × 10 runs × 10,000 calls × 500 µs = 400 s, plus 0.3 s
+	// per run (100 at method time 0, 80 at 500 µs, 2 × 5 × 5 of the goroutine
+	// series); method time 0 costs only the per-run overhead at a per-call
+	// cost of 0.
 	d := FullPlan("/root", nopBuild).Estimate(0)
-	if want := 700*time.Second + 140*runOverhead; d != want {
+	if want := 400*time.Second + 230*runOverhead; d != want {
 		t.Errorf("full plan estimate %v, want %v", d, want)
 	}
-	// The thesis' literal plan: 2,000,000 calls of 500 µs, about 19.4 h.
+	// The thesis' literal plan: 2,000,000 calls of 500 µs (otel-lossless
+	// capped at 200,000), about 19.7 h.
 	d = FullPlan("/root", nopBuild).With(Overrides{Calls: 2_000_000}).Estimate(0)
 	if d < 19*time.Hour || d > 20*time.Hour {
-		t.Errorf("literal full plan estimate %v, want about 19.5 h", d)
+		t.Errorf("literal full plan estimate %v, want about 19.7 h", d)
 	}
 }
 
@@ -168,35 +171,91 @@ func TestExampleCopiesInSync(t *testing.T) {
 	}
 }
 
-func TestWithBlocking(t *testing.T) {
-	p := WithBlocking(QuickPlan("/root", nil))
+func TestStandardPlanPeers(t *testing.T) {
+	p := QuickPlan("/root", nil)
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if v := p.Variant(OTelBlocking); v == nil || !slices.Contains(v.Args, "-otel-blocking") || p.Peer().Name != OTel {
-		t.Errorf("otel-blocking %+v, peer %+v", v, p.Peer())
+	if got := variantNames(p); got != "baseline,otel-lossless,otel,exectrace" {
+		t.Errorf("configurations without tigris: %s", got)
 	}
-	if p.Variant(FineAsyncBlock) != nil {
-		t.Error("fine-async-block in a plan without tigris")
-	}
-
-	p = WithBlocking(QuickPlan("/root", nopBuild))
+	p = QuickPlan("/root", nopBuild)
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if got := variantNames(p); got != "baseline,deactivated,coarse,fine-null,fine-async,fine-sync,fine-async-block,otel,otel-blocking" {
+	if got := variantNames(p); got != "baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace" {
 		t.Errorf("configurations %s", got)
 	}
-	b, a := p.Variant(FineAsyncBlock), p.Variant(FineAsync)
-	if !slices.Contains(b.Env, "TIGRIS_ON_FULL=block") || slices.Contains(a.Env, "TIGRIS_ON_FULL=block") || b.Trace == "" || b.Over != FineNull {
-		t.Errorf("fine-async-block %+v, fine-async %+v", b, a)
+	// The targets compare with the lossless span; the OpenTelemetry peers are capped.
+	l := p.Variant(OTelLossless)
+	if p.Peer() != l || !slices.Contains(l.Args, "-otel-blocking") || l.Calls != 10_000 || p.Variant(OTel).Calls != 100_000 || p.Variant(ExecTrace).Calls != 0 {
+		t.Errorf("peer %+v, otel-lossless %+v", p.Peer(), l)
+	}
+	d, a := p.Variant(FineAsyncDrop), p.Variant(FineAsync)
+	if !slices.Contains(d.Env, "TIGRIS_ON_FULL=drop") || slices.ContainsFunc(a.Env, func(kv string) bool { return strings.HasPrefix(kv, "TIGRIS_ON_FULL") }) ||
+		d.Trace == "" || d.Over != FineNull {
+		t.Errorf("fine-async-drop %+v, fine-async %+v", d, a)
+	}
+	if x := p.Variant(ExecTrace); x.Binary != BinExecTrace || !slices.Contains(x.Args, "-trace-out") {
+		t.Errorf("exectrace %+v", x)
+	}
+	// The goroutine series runs the writers and what they stack on; the
+	// 500 µs experiment leaves out what drops nothing there.
+	var got []string
+	for _, e := range p.Experiments {
+		var ns []string
+		for _, v := range p.InExperiment(e) {
+			ns = append(ns, v.Name)
+		}
+		got = append(got, fmt.Sprintf("%s g%d: %s", e.Name, e.Params.Goroutines, strings.Join(ns, ",")))
+	}
+	want := []string{
+		"mt0 g1: baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace",
+		"mt500us g1: baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel-lossless,exectrace",
+		"mt0-g2 g2: baseline,deactivated,fine-null,fine-async,fine-async-drop",
+		"mt0-g8 g8: baseline,deactivated,fine-null,fine-async,fine-async-drop",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("experiments:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// --goroutines and --method-time drop the series; --only keeps what it names.
+	if n := len(p.With(Overrides{Goroutines: 4}).Experiments); n != 2 {
+		t.Errorf("--goroutines 4: %d experiments, want 2", n)
+	}
+	o, err := p.Only(Coarse)
+	if err != nil || len(o.Experiments) != 2 {
+		t.Errorf("--only coarse: %d experiments (%v), want the two without a configuration list", len(o.Experiments), err)
+	}
+	o, err = p.Only(FineAsync)
+	if err != nil || len(o.Experiments) != 4 || !slices.Equal(o.Experiments[2].Configs, []string{FineNull, FineAsync}) {
+		t.Errorf("--only fine-async: %+v (%v)", o.Experiments, err)
+	}
+}
+
+func TestVariantCallCap(t *testing.T) {
+	q := Params{Calls: 1000}
+	for _, c := range []struct{ cap, want int }{{0, 1000}, {10, 10}, {5000, 1000}} {
+		v := Variant{Calls: c.cap}
+		if got := v.CallsFor(q); got != c.want {
+			t.Errorf("cap %d: %d calls, want %d", c.cap, got, c.want)
+		}
+	}
+	p := TinyPlan("/root", nopBuild)
+	p.Variants[0].Calls = -1
+	if err := p.Validate(); err == nil {
+		t.Error("a negative cap validated")
+	}
+	p = TinyPlan("/root", nopBuild)
+	p.Experiments[0].Configs = []string{"nonesuch"}
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "nonesuch") {
+		t.Errorf("an unknown configuration in an experiment: %v", err)
 	}
 }
 
 func TestWith(t *testing.T) {
 	p := FullPlan("/root", nopBuild)
 	got := p.With(Overrides{Runs: 2, Depth: 5})
-	if len(got.Experiments) != 2 || got.Experiments[0].Params.Runs != 2 || got.Experiments[1].Params.Depth != 5 ||
+	if len(got.Experiments) != 4 || got.Experiments[0].Params.Runs != 2 || got.Experiments[1].Params.Depth != 5 ||
 		got.Experiments[0].Params.Calls != 2_000_000 || got.Experiments[1].Params.Calls != FullPlanLongCalls {
 		t.Errorf("With(runs 2, depth 5): %+v", got.Experiments)
 	}

@@ -43,6 +43,7 @@ type RunData struct {
 	File     string        `json:"file,omitempty"`     // raw data file
 	Log      string        `json:"log,omitempty"`      // the process' stdout and stderr
 	Wall     time.Duration `json:"wallNs,omitempty"`   // the whole process
+	CPU      time.Duration `json:"cpuNs,omitempty"`    // the whole process' user and system CPU time
 	LoadAvg  float64       `json:"loadAvg,omitempty"`  // 1-minute load average before the run
 	OutBytes int64         `json:"outBytes,omitempty"` // bytes the run left in its scratch directory (trace files)
 	// Trace is what the run's trace file (Variant.Trace) holds; nil when the

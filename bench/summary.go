@@ -19,6 +19,11 @@ type Summary struct {
 	// confidence intervals mostly measure preemption.
 	MaxLoadAvg  float64             `json:"maxLoadAvg"`
 	Experiments []ExperimentSummary `json:"experiments"`
+	// Scaling compares experiments that differ only in their benchmark
+	// goroutines (the goroutine series); nil without such experiments.
+	Scaling *Scaling `json:"scaling,omitempty"`
+	// Kieker are Kieker's published MooBench figures, for context.
+	Kieker []KiekerFigure `json:"kieker"`
 }
 
 // ExperimentSummary is one experiment: every configuration's statistics and
@@ -28,10 +33,13 @@ type ExperimentSummary struct {
 	Params Params `json:"params"`
 	// ClockPairNs is the cost of two monotonic clock reads: the median of the
 	// values measured by every run of every configuration of the experiment.
-	ClockPairNs float64         `json:"clockPairNs"`
-	Baseline    string          `json:"baseline"`
-	Peer        string          `json:"peer,omitempty"`
-	Configs     []ConfigSummary `json:"configs"` // in plan order
+	ClockPairNs float64 `json:"clockPairNs"`
+	Baseline    string  `json:"baseline"`
+	// Peer is the peer the targets compare with (the plan's first), Peers
+	// every peer that ran, in plan order.
+	Peer    string          `json:"peer,omitempty"`
+	Peers   []string        `json:"peers,omitempty"`
+	Configs []ConfigSummary `json:"configs"` // in plan order
 	// Targets compares the standard configurations with the performance
 	// targets (docs/performance.md); empty when the plan lacks them.
 	Targets []TargetCheck `json:"targets,omitempty"`
@@ -62,6 +70,14 @@ type ConfigSummary struct {
 	// -1 when the raw data did not count them.
 	AllocsPerCall     float64 `json:"allocsPerCall"`
 	AllocBytesPerCall float64 `json:"allocBytesPerCall"`
+	// CallsPerSec is how many monitored calls per second the benchmark loop
+	// made, all goroutines together (the mean over runs): with a writer,
+	// records per second. CPUPerCall is the process' CPU time (user and
+	// system, the writer goroutine's included) per monitored call; 0 when
+	// the runs did not measure it. Both cover the whole process, so only
+	// differences between configurations mean much.
+	CallsPerSec float64 `json:"callsPerSec,omitempty"`
+	CPUPerCall  float64 `json:"cpuPerCallNs,omitempty"`
 
 	// Portion is what Adds costs over Over, Overhead everything over the
 	// baseline, both per monitored call; zero for the baseline.
@@ -70,9 +86,18 @@ type ConfigSummary struct {
 	// VsPeer is Overhead.Mean as a share of the peer's (0.1: a tenth of the
 	// peer's overhead), VsPeerMedian the same of the medians; 0 without a peer
 	// or for the baseline. Under stress the peer's mean lies far above its
-	// median (a heavy tail of slow calls), so both are given.
-	VsPeer       float64 `json:"vsPeer,omitempty"`
-	VsPeerMedian float64 `json:"vsPeerMedian,omitempty"`
+	// median (a heavy tail of slow calls), so both are given. VsPeers has the
+	// same for every peer of the experiment.
+	VsPeer       float64     `json:"vsPeer,omitempty"`
+	VsPeerMedian float64     `json:"vsPeerMedian,omitempty"`
+	VsPeers      []PeerShare `json:"vsPeers,omitempty"`
+}
+
+// PeerShare is a configuration's overhead as a share of one peer's.
+type PeerShare struct {
+	Peer   string  `json:"peer"`
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
 }
 
 // Cost is a difference of two configurations per monitored call.
@@ -137,11 +162,8 @@ func Summarize(res *Results) (*Summary, error) {
 	s := &Summary{Plan: p.Name, Env: res.Env, Started: res.Started, Builds: res.Builds}
 	for _, e := range p.Experiments {
 		es := ExperimentSummary{Name: e.Name, Params: e.Params, Baseline: p.Baseline().Name}
-		if peer := p.Peer(); peer != nil {
-			es.Peer = peer.Name
-		}
 		var pairs []float64
-		for _, v := range p.Variants {
+		for _, v := range p.InExperiment(e) {
 			cs := ConfigSummary{Name: v.Name, Description: v.Description, Adds: v.Adds, Over: v.Over}
 			runs := res.RunsOf(e.Name, v.Name)
 			if len(runs) == 0 {
@@ -151,6 +173,9 @@ func Summarize(res *Results) (*Summary, error) {
 			var vpairs []float64
 			var outBytes int64
 			var mallocs, allocBytes, calls int64
+			var cpu time.Duration
+			var rates []float64
+			cpuCalls := int64(0)
 			for _, r := range runs {
 				loaded := r.Timings == nil
 				if err := r.Load(); err != nil {
@@ -173,6 +198,16 @@ func Summarize(res *Results) (*Summary, error) {
 					vpairs = append(vpairs, r.ClockPairNs)
 				}
 				outBytes += r.OutBytes
+				monitored := int64(r.Calls) * int64(r.Goroutines) * int64(e.Params.Depth)
+				if r.Elapsed > 0 {
+					rates = append(rates, float64(monitored)/r.Elapsed.Seconds())
+				}
+				if r.CPU > 0 && cpuCalls >= 0 {
+					cpu += r.CPU
+					cpuCalls += monitored
+				} else {
+					cpuCalls = -1 // one run without it spoils the sum
+				}
 				if r.Mallocs >= 0 && mallocs >= 0 {
 					mallocs += r.Mallocs
 					allocBytes += r.AllocBytes
@@ -192,10 +227,22 @@ func Summarize(res *Results) (*Summary, error) {
 				}
 			}
 			cs.Runs = len(runs)
+			if v.Adds == PortionPeer {
+				if es.Peer == "" {
+					es.Peer = v.Name
+				}
+				es.Peers = append(es.Peers, v.Name)
+			}
 			cs.AllocsPerCall, cs.AllocBytesPerCall = -1, -1
 			if mallocs >= 0 && calls > 0 {
 				cs.AllocsPerCall = float64(mallocs) / float64(calls)
 				cs.AllocBytesPerCall = float64(allocBytes) / float64(calls)
+			}
+			if len(rates) > 0 {
+				cs.CallsPerSec = moments.Of(rates).Mean()
+			}
+			if cpuCalls > 0 {
+				cs.CPUPerCall = float64(cpu.Nanoseconds()) / float64(cpuCalls)
 			}
 			cs.Stats = Compute(pooled)
 			cs.ClockPairNs = medianFloat(vpairs)
@@ -217,6 +264,8 @@ func Summarize(res *Results) (*Summary, error) {
 	if len(s.Experiments) == 0 {
 		return nil, fmt.Errorf("plan %q: no runs to summarize", p.Name)
 	}
+	s.Scaling = scalingOf(s.Experiments)
+	s.Kieker = kiekerFigures
 	return s, nil
 }
 
@@ -259,20 +308,28 @@ func (e *ExperimentSummary) derivePortions() {
 		}
 		c.Overhead = diff(c, base)
 	}
-	peer := e.Config(e.Peer)
-	if peer == nil {
-		return
-	}
 	for i := range e.Configs {
 		c := &e.Configs[i]
 		if c.Adds == PortionT {
 			continue
 		}
-		if peer.Overhead.Mean > 0 {
-			c.VsPeer = c.Overhead.Mean / peer.Overhead.Mean
-		}
-		if peer.Overhead.Median > 0 {
-			c.VsPeerMedian = c.Overhead.Median / peer.Overhead.Median
+		for _, name := range e.Peers {
+			peer := e.Config(name)
+			if peer == nil || name == c.Name {
+				continue
+			}
+			var ps PeerShare
+			ps.Peer = name
+			if peer.Overhead.Mean > 0 {
+				ps.Mean = c.Overhead.Mean / peer.Overhead.Mean
+			}
+			if peer.Overhead.Median > 0 {
+				ps.Median = c.Overhead.Median / peer.Overhead.Median
+			}
+			c.VsPeers = append(c.VsPeers, ps)
+			if name == e.Peer {
+				c.VsPeer, c.VsPeerMedian = ps.Mean, ps.Median
+			}
 		}
 	}
 }

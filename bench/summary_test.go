@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +21,7 @@ func nopBuild(context.Context, string) error { return nil }
 func syntheticResults(t *testing.T, mt time.Duration, steady map[string]int64) *Results {
 	t.Helper()
 	q := Params{Calls: 40, Warmup: 0.25, Depth: 10, MethodTime: mt, Runs: 3, Goroutines: 2}
-	p := StandardPlan("synthetic", "/nonexistent", nopBuild, Experiment{Name: "e", Params: q})
+	p := StandardPlan("synthetic", "/nonexistent", nopBuild, 0, 0, Experiment{Name: "e", Params: q})
 	res := &Results{Plan: p, Started: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	skip := WarmupCalls(q.Calls, q.Warmup)
 	for run := 1; run <= q.Runs; run++ {
@@ -57,13 +60,16 @@ func syntheticResults(t *testing.T, mt time.Duration, steady map[string]int64) *
 }
 
 var stressTimings = map[string]int64{
-	Baseline:    100,
-	Deactivated: 110,
-	Coarse:      150,
-	FineNull:    200,
-	FineAsync:   260,
-	FineSync:    300,
-	OTel:        5100,
+	Baseline:      100,
+	Deactivated:   110,
+	Coarse:        150,
+	FineNull:      200,
+	FineAsync:     260,
+	FineAsyncDrop: 250,
+	FineSync:      300,
+	OTelLossless:  5100,
+	OTel:          2100,
+	ExecTrace:     1100,
 }
 
 func TestPortions(t *testing.T) {
@@ -92,8 +98,11 @@ func TestPortions(t *testing.T) {
 		{Coarse, PortionC, Deactivated, 4, 5, 5 / 500.0, "T 10, I 1, C 4"},
 		{FineNull, PortionC, Deactivated, 9, 10, 10 / 500.0, "T 10, I 1, C 9"},
 		{FineAsync, PortionW, FineNull, 6, 16, 16 / 500.0, "T 10, I 1, C 9, W 6"},
+		{FineAsyncDrop, PortionW, FineNull, 5, 15, 15 / 500.0, "T 10, I 1, C 9, W 5"},
 		{FineSync, PortionW, FineNull, 10, 20, 20 / 500.0, "T 10, I 1, C 9, W 10"},
-		{OTel, PortionPeer, Baseline, 500, 500, 1, "T 10, peer 500"},
+		{OTelLossless, PortionPeer, Baseline, 500, 500, 0, "T 10, peer 500"}, // the peer itself
+		{OTel, PortionPeer, Baseline, 200, 200, 200 / 500.0, "T 10, peer 200"},
+		{ExecTrace, PortionPeer, Baseline, 100, 100, 100 / 500.0, "T 10, peer 100"},
 	} {
 		cs := e.Config(c.name)
 		if cs == nil {
@@ -230,6 +239,20 @@ func TestTargets(t *testing.T) {
 		t.Errorf("peer with a negative mean overhead: %+v", tc)
 	}
 
+	// With a long method time, I and the allocations are not judged.
+	res500 := syntheticResults(t, 500*time.Microsecond, stressTimings)
+	s500, err := Summarize(res500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tc := range s500.Experiments[0].Targets {
+		names = append(names, tc.Name)
+	}
+	if strings.Join(names, ",") != "C,C+W,peer" {
+		t.Errorf("targets at 500 µs: %v, want C, C+W and peer", names)
+	}
+
 	// Without the tigris configurations there is nothing to check.
 	res := syntheticResults(t, 0, stressTimings)
 	p, err := res.Plan.Only(OTel)
@@ -266,5 +289,59 @@ func TestSummarizeWithoutPeerOrRuns(t *testing.T) {
 	res.Runs = nil
 	if _, err := Summarize(res); err == nil {
 		t.Error("Summarize without baseline runs: no error")
+	}
+}
+
+func TestScaling(t *testing.T) {
+	mk := func(name string, g int, over, async, drop float64, lost float64) ExperimentSummary {
+		q := Params{Depth: 10, Warmup: 0.5, Goroutines: g}
+		e := ExperimentSummary{Name: name, Params: q, Configs: []ConfigSummary{
+			{Name: Baseline, Adds: PortionT},
+			{Name: FineNull, Adds: PortionC, Over: Deactivated, Overhead: Cost{Median: over}, CPUPerCall: 100, CallsPerSec: 1e7},
+			{Name: FineAsync, Adds: PortionW, Over: FineNull, Overhead: Cost{Median: async}, Portion: Cost{Median: async - over},
+				CPUPerCall: 116, CallsPerSec: 9e6, Trace: &TraceCount{Expected: 100, Written: 100}},
+			{Name: FineAsyncDrop, Adds: PortionW, Over: FineNull, Overhead: Cost{Median: drop}, Portion: Cost{Median: drop - over},
+				CallsPerSec: 9.5e6, Trace: &TraceCount{Expected: 100, Written: 100 - int64(lost), Lost: int64(lost)}},
+		}}
+		return e
+	}
+	exps := []ExperimentSummary{
+		mk("mt0-g8", 8, 40, 60, 45, 70),
+		{Name: "mt500us", Params: Params{Depth: 10, Warmup: 0.5, Goroutines: 1, MethodTime: 500 * time.Microsecond}},
+		mk("mt0", 1, 40, 44, 44, 0),
+		mk("mt0-g2", 2, 40, 58, 45, 60),
+	}
+	sc := scalingOf(exps)
+	if sc == nil {
+		t.Fatal("no series found")
+	}
+	if !slices.Equal(sc.Experiments, []string{"mt0", "mt0-g2", "mt0-g8"}) || !slices.Equal(sc.Goroutines, []int{1, 2, 8}) {
+		t.Errorf("series %v %v", sc.Experiments, sc.Goroutines)
+	}
+	if len(sc.Rows) != 3 || sc.Rows[1].Config != FineAsync {
+		t.Fatalf("rows %+v", sc.Rows)
+	}
+	a := sc.Rows[1]
+	if !slices.Equal(a.OverheadMedian, []float64{44, 58, 60}) || !slices.Equal(a.PortionMedian, []float64{4, 18, 20}) ||
+		!slices.Equal(a.PortionCPU, []float64{16, 16, 16}) || !slices.Equal(a.LostShare, []float64{0, 0, 0}) {
+		t.Errorf("fine-async across the series: %+v", a)
+	}
+	if d := sc.Rows[2]; !slices.Equal(d.LostShare, []float64{0, 0.6, 0.7}) || !slices.Equal(d.PortionCPU, []float64{0, 0, 0}) {
+		t.Errorf("fine-async-drop across the series: %+v", d)
+	}
+	if sc.Rows[0].LostShare != nil {
+		t.Errorf("fine-null has loss shares: %v", sc.Rows[0].LostShare)
+	}
+	if scalingOf(exps[1:2]) != nil {
+		t.Error("a series of one experiment")
+	}
+	var b bytes.Buffer
+	bw := bufio.NewWriter(&b)
+	writeScaling(bw, sc)
+	bw.Flush()
+	for _, want := range []string{"Goroutine series (mt0, mt0-g2, mt0-g8)", "8 goroutine(s)", "lost %"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("series table lacks %q:\n%s", want, b.String())
+		}
 	}
 }

@@ -28,15 +28,21 @@ const allocEpsilon = 0.05
 func (e *ExperimentSummary) checkTargets() []TargetCheck {
 	var out []TargetCheck
 	cp := e.ClockPairNs
-	if d := e.Config(Deactivated); d != nil {
+	// I and the allocations are judged under stress only: with a long method
+	// time, I is below what the busy wait resolves (it ends at the first
+	// clock read past its deadline), and the few calls share the process'
+	// background allocations (timers, the runtime), which are per second,
+	// not per call.
+	stress := e.Params.MethodTime == 0
+	if d := e.Config(Deactivated); d != nil && stress {
 		v := d.Portion.Median
 		out = append(out, TargetCheck{Name: "I", Target: "≤ 1 ns over an uninstrumented call",
 			Measured: fmtNs(v), Value: v, Limit: 1, Met: v <= 1})
 	}
 	if c := e.Config(Coarse); c != nil && cp > 0 {
 		v := c.Portion.Median / cp
-		out = append(out, TargetCheck{Name: "C", Target: "coarse statistics ≤ 1.3 × a clock pair",
-			Measured: fmt.Sprintf("%s = %.2f × %.1f ns", fmtNs(c.Portion.Median), v, cp), Value: v, Limit: 1.3, Met: v <= 1.3})
+		out = append(out, TargetCheck{Name: "C", Target: "coarse statistics ≤ 0.8 × a clock pair",
+			Measured: fmt.Sprintf("%s = %.2f × %.1f ns", fmtNs(c.Portion.Median), v, cp), Value: v, Limit: 0.8, Met: v <= 0.8})
 	}
 	fa, d := e.Config(FineAsync), e.Config(Deactivated)
 	if fa != nil && d != nil && cp > 0 {
@@ -50,8 +56,8 @@ func (e *ExperimentSummary) checkTargets() []TargetCheck {
 		if fa.Trace != nil {
 			m += fmt.Sprintf(", %d of %d records lost", lost, fa.Trace.Expected)
 		}
-		out = append(out, TargetCheck{Name: "C+W", Target: "fine record through the async writer ≤ 2 × a clock pair, no drops",
-			Measured: m, Value: v, Limit: 2, Met: v <= 2 && lost == 0})
+		out = append(out, TargetCheck{Name: "C+W", Target: "fine record through the async writer ≤ 1 × a clock pair, nothing lost",
+			Measured: m, Value: v, Limit: 1, Met: v <= 1 && lost == 0})
 	}
 	worst, worstName := -1.0, ""
 	for _, c := range e.Configs {
@@ -62,7 +68,7 @@ func (e *ExperimentSummary) checkTargets() []TargetCheck {
 			worst, worstName = c.AllocsPerCall, c.Name
 		}
 	}
-	if worst >= 0 {
+	if worst >= 0 && stress {
 		m := fmt.Sprintf("at most %.4f per monitored call (%s), whole process", worst, worstName)
 		if worst == 0 {
 			m = "none in any tigris configuration, whole process"
@@ -71,23 +77,18 @@ func (e *ExperimentSummary) checkTargets() []TargetCheck {
 			Measured: m,
 			Value:    worst, Limit: allocEpsilon, Met: worst < allocEpsilon})
 	}
-	// The peer's ratio of the medians decides; the ratio of the means is given
-	// too, and must hold as well unless noise made fine-async's mean overhead
-	// zero or negative (a long method time on a busy machine), when it means
-	// nothing.
+	// The ratio of the medians to the peer the targets name (the lossless
+	// OpenTelemetry span) decides; the ratio of the means is given too.
 	if peer := e.Config(e.Peer); fa != nil && peer != nil && fa.Overhead.Median > 0 {
 		med := peer.Overhead.Median / fa.Overhead.Median
 		m := fmt.Sprintf("%s: %.1f × (median), ", e.Peer, med)
-		met := med >= 10
 		if fa.Overhead.Mean > 0 {
-			mean := peer.Overhead.Mean / fa.Overhead.Mean
-			m += fmt.Sprintf("%.1f × (mean)", mean)
-			met = met && mean >= 10
+			m += fmt.Sprintf("%.1f × (mean)", peer.Overhead.Mean/fa.Overhead.Mean)
 		} else {
 			m += "mean overhead lost in noise"
 		}
-		out = append(out, TargetCheck{Name: "peer", Target: "a fine record ≥ 10 × cheaper than an OpenTelemetry span",
-			Measured: m, Value: med, Limit: 10, Met: met})
+		out = append(out, TargetCheck{Name: "peer", Target: "a fine record ≥ 10 × cheaper than a lossless OpenTelemetry span (median)",
+			Measured: m, Value: med, Limit: 10, Met: med >= 10})
 	}
 	return out
 }

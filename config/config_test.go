@@ -81,6 +81,7 @@ func TestParseFull(t *testing.T) {
 	want.Analysis.Enabled = true
 	want.Analysis.Window = settings.Duration(10 * time.Minute)
 	want.Analysis.Budget = 0.02
+	want.Writer.OnFull = settings.Drop
 	want.Writer.Rotate = 256 << 20
 	want.Admin = settings.Admin{Listen: "127.0.0.1:7070", Token: "s3cret"}
 	if !reflect.DeepEqual(c.Runtime, want) {

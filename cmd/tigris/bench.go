@@ -20,40 +20,54 @@ import (
 
 const benchHelp = `bench measures what tigris costs per monitored call with MooBench (van Hoorn,
 Waller et al.), the benchmark behind Kieker's overhead figures, and compares it
-with an OpenTelemetry Go SDK span around the same method.
+in the same run with an OpenTelemetry Go SDK span and a Go execution tracer
+region around the same method.
 
 It runs in a clone of the tigris repository (found upward from the current
-directory, or --root): it builds examples/moobench plainly and with this tigris
-executable, and examples/moobench-otel (a module of its own, so the first build
-downloads the OpenTelemetry SDK), then runs every configuration in fresh
-processes, interleaved:
+directory, or --root): it builds examples/moobench plainly, with this tigris
+executable and with -tags exectrace, and examples/moobench-otel (a module of
+its own, so the first build downloads the OpenTelemetry SDK), then runs every
+configuration in fresh processes, interleaved:
 
-  baseline      no instrumentation                        T
-  deactivated   probes compiled in, off                   T+I
-  coarse        coarse statistics                         T+I+C
-  fine-null     fine records, discarded                   T+I+C
-  fine-async    fine records, async writer to a file      T+I+C+W
-  fine-sync     fine records, sync writer to a file       T+I+C+W
-  otel          OpenTelemetry span, batch processor, file (the peer)
-  (--blocking adds fine-async-block and otel-blocking: writers that never drop)
+  baseline         no instrumentation                              T
+  deactivated      probes compiled in, off                         T+I
+  coarse           coarse statistics                               T+I+C
+  fine-null        fine records, discarded                         T+I+C
+  fine-async       fine records, async writer (the defaults: lossless) T+I+C+W
+  fine-async-drop  the same with writer.on-full: drop              T+I+C+W
+  fine-sync        fine records, sync writer to a file             T+I+C+W
+  otel-lossless    OpenTelemetry span, blocking batch processor,
+                   every span exported to a file (the peer the targets name)
+  otel             OpenTelemetry span, the SDK's default batch
+                   processor, which drops when its queue is full
+  exectrace        runtime/trace user region per call, the execution
+                   tracer writing to a file
 
 monitoredMethod recurses depth times and busy-waits the method time once at the
 deepest level; a benchmark goroutine times every top-level call. Each
 experiment runs with one method time: 0 is the upper bound of the overhead
-(stress), 500µs the lower bound.
+(stress), 500µs the lower bound. A series at method time 0 runs the writers
+with 2 and 8 benchmark goroutines: throughput, drops and the writer's cost per
+record as the producers multiply.
 
 Plans (the thesis' defaults are 10 runs × 2,000,000 calls, warm-up 0.5, depth 10):
-  --tiny    2 runs × 20,000 calls, method time 0: a smoke test (seconds)
-  --quick   5 runs × 300,000 calls of 0 and 5 × 1,000 calls of 500µs (the
-            default; about two minutes on a 2-core machine, a cold tigris
-            build included)
-  --full    10 runs × 2,000,000 calls of 0, and 10 runs × 20,000 calls of
-            500µs: the thesis' 2,000,000 calls of 500µs would take 1,000 s per
-            run, 19.4 hours for all configurations. About 25 minutes. For the
-            literal plan add --calls 2000000 (all experiments) or run
-            --method-time 500us --calls 2000000 on its own.
+  --tiny    2 runs × 20,000 calls, method time 0, and the series with 2
+            goroutines: a smoke test (seconds)
+  --quick   5 runs × 300,000 calls of 0, 3 × 1,000 calls of 500µs and 3 runs
+            of the series with 25,000 calls per goroutine (the default; about
+            two minutes on a 2-core machine, a cold tigris build included)
+  --full    10 runs × 2,000,000 calls of 0, 10 runs × 10,000 calls of 500µs
+            (the thesis' 2,000,000 calls of 500µs would take 1,000 s per run,
+            22 hours for all configurations), 5 runs of the series with
+            500,000 calls per goroutine. About 25 minutes. For the literal
+            plan add --calls 2000000 (all experiments) or run --method-time
+            500us --calls 2000000 on its own.
+An exported OpenTelemetry span is a kilobyte of JSON and costs tens of µs at
+the mean under stress: otel-lossless makes at most 10,000 (quick) or 50,000
+(full) calls per run, otel at most 100,000 in the quick plan.
 --calls, --runs, --depth, --goroutines and --warmup override every experiment's
-value; --method-time replaces the experiments by one per listed method time.
+value (--goroutines and --method-time drop the series); --method-time replaces
+the experiments by one per listed method time.
 
 Progress goes to standard error (each run's median, the clock pair, records
 lost, elapsed time and an estimate of the time left), the results table to
@@ -64,21 +78,22 @@ chart-<experiment>.svg (stacked portions per configuration) and raw.csv.gz
 (every measurement). Per configuration the table gives the mean with its 95 %
 confidence interval, median, quartiles, minimum and maximum per top-level call;
 per monitored call the portions I, C and W, each as a multiple of the cost of
-two monotonic clock reads measured by the same processes, and every overhead as
-a share of the peer's; the records written and lost; allocations; and the
-comparison with the performance targets (docs/performance.md). Run it on an
-idle machine: the table warns when the load average exceeded the number of
-CPUs.`
+two monotonic clock reads measured by the same processes, and how many times
+cheaper every overhead is than each peer's; the records or spans written and
+lost, throughput, CPU time and allocations; the goroutine series; Kieker's
+published figures for scale; and the comparison with the performance targets
+(docs/performance.md). Run it on an idle machine: the table warns when the
+load average exceeded the number of CPUs.`
 
 func newBenchCmd() *cobra.Command {
 	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench [--quick | --full | --tiny] [flags]",
-		Short: "Measure the overhead per monitored call with MooBench, against OpenTelemetry",
+		Short: "Measure the overhead per monitored call with MooBench, against OpenTelemetry and the execution tracer",
 		Long:  benchHelp + evalHelp,
 		Example: `  go run ./cmd/tigris bench                       # the quick plan
   tigris bench --full --out docs-run
-  tigris bench --tiny --only fine-async,otel
+  tigris bench --tiny --only fine-async,otel-lossless
   tigris bench --method-time 0,100us --calls 500000 --runs 5
   tigris bench --from moobench-results/quick-20250101-120000
   tigris bench --workload petclinic --full --out petclinic-results/run1`,
@@ -110,7 +125,6 @@ type benchOptions struct {
 	warmup            float64
 	methodTimes       []time.Duration
 	only              []string
-	blocking          bool
 	pause             time.Duration
 	out, from, root   string
 	rawCSV, keep      bool
@@ -122,7 +136,7 @@ type benchOptions struct {
 
 // planFlags are the flags that shape a plan, which --from does not take.
 var planFlags = []string{"quick", "full", "tiny", "calls", "runs", "depth", "goroutines", "warmup",
-	"method-time", "only", "blocking", "pause", "root", "keep-scratch", "out"}
+	"method-time", "only", "pause", "root", "keep-scratch", "out"}
 
 func (o *benchOptions) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -136,7 +150,6 @@ func (o *benchOptions) register(cmd *cobra.Command) {
 	f.Float64Var(&o.warmup, "warmup", 0, "share of every run's calls discarded as warm-up, in (0, 1) (every experiment)")
 	f.DurationSliceVar(&o.methodTimes, "method-time", nil, "run one experiment per method time, e.g. 0,500us")
 	f.StringSliceVar(&o.only, "only", nil, "run only these configurations (and those they are measured over)")
-	f.BoolVar(&o.blocking, "blocking", false, "add fine-async-block and otel-blocking, writers that wait instead of dropping")
 	f.DurationVar(&o.pause, "pause", 0, "idle time before every run, to let the machine settle")
 	f.StringVar(&o.out, "out", "", "results directory (default moobench-results/<plan>-<time>)")
 	f.StringVar(&o.from, "from", "", "summarize the results in this directory again instead of running")

@@ -80,9 +80,6 @@ func (o *benchOptions) plan(root string, tigris bench.BuildFunc) (bench.Plan, er
 	}
 	p = p.With(bench.Overrides{Calls: o.calls, Runs: o.runs, Depth: o.depth, Goroutines: o.gor,
 		Warmup: o.warmup, MethodTimes: o.methodTimes})
-	if o.blocking {
-		p = bench.WithBlocking(p)
-	}
 	if len(o.only) > 0 {
 		var err error
 		if p, err = p.Only(o.only...); err != nil {

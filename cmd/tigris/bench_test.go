@@ -48,17 +48,16 @@ func TestBenchPlanFlags(t *testing.T) {
 		args []string
 		want string // plan name, configurations, then experiment: runs×calls depth mt goroutines warm-up
 	}{
-		{nil, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 5×300000 d10 0s g1 w0.5; mt500us 5×1000 d10 500µs g1 w0.5"},
-		{[]string{"--quick"}, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 5×300000 d10 0s g1 w0.5; mt500us 5×1000 d10 500µs g1 w0.5"},
-		{[]string{"--full"}, "full baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 10×2000000 d10 0s g1 w0.5; mt500us 10×20000 d10 500µs g1 w0.5"},
-		{[]string{"--tiny"}, "tiny baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 2×20000 d10 0s g1 w0.5"},
+		{nil, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 5×300000 d10 0s g1 w0.5; mt500us 3×1000 d10 500µs g1 w0.5; mt0-g2 3×25000 d10 0s g2 w0.5; mt0-g8 3×25000 d10 0s g8 w0.5"},
+		{[]string{"--quick"}, "quick baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 5×300000 d10 0s g1 w0.5; mt500us 3×1000 d10 500µs g1 w0.5; mt0-g2 3×25000 d10 0s g2 w0.5; mt0-g8 3×25000 d10 0s g8 w0.5"},
+		{[]string{"--full"}, "full baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 10×2000000 d10 0s g1 w0.5; mt500us 10×10000 d10 500µs g1 w0.5; mt0-g2 5×500000 d10 0s g2 w0.5; mt0-g8 5×500000 d10 0s g8 w0.5"},
+		{[]string{"--tiny"}, "tiny baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 2×20000 d10 0s g1 w0.5; mt0-g2 1×5000 d10 0s g2 w0.5"},
 		{[]string{"--full", "--runs", "4", "--calls", "1000", "--depth", "3", "--goroutines", "2", "--warmup", "0.25"},
-			"full baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt0 4×1000 d3 0s g2 w0.25; mt500us 4×1000 d3 500µs g2 w0.25"},
+			"full baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt0 4×1000 d3 0s g2 w0.25; mt500us 4×1000 d3 500µs g2 w0.25"},
 		{[]string{"--full", "--method-time", "500us,1ms"},
-			"full baseline,deactivated,coarse,fine-null,fine-async,fine-sync,otel mt500us 10×20000 d10 500µs g1 w0.5; mt1ms 10×2000000 d10 1ms g1 w0.5"},
-		{[]string{"--tiny", "--only", "fine-async,otel"}, "tiny baseline,deactivated,fine-null,fine-async,otel mt0 2×20000 d10 0s g1 w0.5"},
-		{[]string{"--tiny", "--blocking", "--only", "fine-async-block,otel-blocking"},
-			"tiny baseline,deactivated,fine-null,fine-async-block,otel-blocking mt0 2×20000 d10 0s g1 w0.5"},
+			"full baseline,deactivated,coarse,fine-null,fine-async,fine-async-drop,fine-sync,otel-lossless,otel,exectrace mt500us 10×10000 d10 500µs g1 w0.5; mt1ms 10×2000000 d10 1ms g1 w0.5"},
+		{[]string{"--tiny", "--only", "fine-async,otel-lossless"}, "tiny baseline,deactivated,fine-null,fine-async,otel-lossless mt0 2×20000 d10 0s g1 w0.5; mt0-g2 1×5000 d10 0s g2 w0.5"},
+		{[]string{"--tiny", "--only", "coarse,exectrace"}, "tiny baseline,deactivated,coarse,exectrace mt0 2×20000 d10 0s g1 w0.5"},
 	} {
 		p, err := benchPlanFor(t, c.args...)
 		if err != nil {
@@ -146,13 +145,16 @@ func TestBenchTinyEndToEnd(t *testing.T) {
 	}
 	stdout, stderr := run("--tiny", "--out", dir)
 
-	configs := []string{bench.Baseline, bench.Deactivated, bench.Coarse, bench.FineNull, bench.FineAsync, bench.FineSync, bench.OTel}
-	for _, want := range append([]string{"== mt0: depth 10", "Per monitored call", "DESIGN.md targets"}, configs...) {
+	configs := []string{bench.Baseline, bench.Deactivated, bench.Coarse, bench.FineNull, bench.FineAsync, bench.FineAsyncDrop,
+		bench.FineSync, bench.OTelLossless, bench.OTel, bench.ExecTrace}
+	for _, want := range append([]string{"== mt0: depth 10", "Per monitored call", "Targets (docs/performance.md",
+		"== Goroutine series (mt0, mt0-g2)", "Kieker's published"}, configs...) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\[14/14 \d+:\d\d, ETA 0:00\] mt0 run 2/2 otel `).MatchString(stderr) ||
+	// 10 configurations × 2 runs at one goroutine, 5 × 1 at two.
+	if !regexp.MustCompile(`(?m)^\[25/25 \d+:\d\d, ETA 0:00\] mt0-g2 run 1/1 fine-async-drop `).MatchString(stderr) ||
 		!strings.Contains(stderr, "build tigris") {
 		t.Errorf("progress:\n%s", stderr)
 	}
@@ -170,23 +172,32 @@ func TestBenchTinyEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Experiments) != 1 || len(s.Experiments[0].Configs) != len(configs) {
+	if len(s.Experiments) != 2 || len(s.Experiments[0].Configs) != len(configs) || s.Scaling == nil {
 		t.Fatalf("summary: %+v", s.Experiments)
 	}
 	e := s.Experiments[0]
-	if e.ClockPairNs <= 0 || e.Peer != bench.OTel || len(e.Targets) != 5 {
-		t.Errorf("clock pair %v, peer %q, %d targets", e.ClockPairNs, e.Peer, len(e.Targets))
+	if e.ClockPairNs <= 0 || e.Peer != bench.OTelLossless || len(e.Peers) != 3 || len(e.Targets) != 5 {
+		t.Errorf("clock pair %v, peer %q of %q, %d targets", e.ClockPairNs, e.Peer, e.Peers, len(e.Targets))
 	}
-	const calls = 2 * 20_000 * 10 // runs × calls × depth
 	for _, c := range e.Configs {
-		if c.Runs != 2 || c.Stats.N != 2*10_000 || c.AllocsPerCall < 0 || c.ClockPairNs <= 0 {
-			t.Errorf("%s: %d runs, n = %d, allocations %v, clock pair %v", c.Name, c.Runs, c.Stats.N, c.AllocsPerCall, c.ClockPairNs)
+		calls := 20_000
+		if c.Name == bench.OTelLossless {
+			calls = 2_000 // capped
 		}
-		countable := c.Name == bench.FineAsync || c.Name == bench.FineSync || c.Name == bench.OTel
+		if c.Runs != 2 || c.Stats.N != int64(2*calls/2) || c.AllocsPerCall < 0 || c.ClockPairNs <= 0 || c.CallsPerSec <= 0 || c.CPUPerCall <= 0 {
+			t.Errorf("%s: %d runs, n = %d, allocations %v, clock pair %v, %v calls/s, %v ns CPU per call",
+				c.Name, c.Runs, c.Stats.N, c.AllocsPerCall, c.ClockPairNs, c.CallsPerSec, c.CPUPerCall)
+		}
+		countable := c.Name == bench.FineAsync || c.Name == bench.FineAsyncDrop || c.Name == bench.FineSync ||
+			c.Name == bench.OTel || c.Name == bench.OTelLossless
 		if countable != (c.Trace != nil) {
 			t.Errorf("%s: trace count %+v", c.Name, c.Trace)
-		} else if countable && (c.Trace.Expected != calls || c.Trace.Unaccounted() != 0) {
-			t.Errorf("%s: %+v; want %d records or spans, each written or counted as lost", c.Name, c.Trace, calls)
+		} else if countable && (c.Trace.Expected != int64(2*calls*10) || c.Trace.Unaccounted() != 0) {
+			t.Errorf("%s: %+v; want %d records or spans, each written or counted as lost", c.Name, c.Trace, 2*calls*10)
+		}
+		// The defaults lose nothing, nor does the blocking peer.
+		if (c.Name == bench.FineAsync || c.Name == bench.FineSync || c.Name == bench.OTelLossless) && c.Trace != nil && c.Trace.Lost != 0 {
+			t.Errorf("%s lost %d", c.Name, c.Trace.Lost)
 		}
 	}
 

@@ -8,9 +8,11 @@
 // monitoring overhead.
 //
 // The same source is built plainly (T) and through tigris (T+I, T+I+C,
-// T+I+C+W: the mode comes from TIGRIS_* variables at run time, see tigris.yaml).
+// T+I+C+W: the mode comes from TIGRIS_* variables at run time, see tigris.yaml),
+// and with -tags exectrace as the Go execution tracer peer (exectrace.go: a
+// runtime/trace user region around every call, the trace written to a file).
 // examples/moobench-otel is the OpenTelemetry peer; it copies raw.go and the
-// loop below, so keep the two in step.
+// loop, so keep them in step.
 //
 // Nothing is printed while the benchmark runs.
 package main
@@ -54,38 +56,18 @@ func run(cfg config) error {
 		Depth:      int64(cfg.depth),
 		MethodTime: int64(cfg.methodTime),
 	}
+	stop, err := startPeer()
+	if err != nil {
+		return err
+	}
 	res := benchmark(cfg.calls, cfg.depth, cfg.methodTime, cfg.goroutines, monitoredCall)
+	if err := stop(); err != nil {
+		return err
+	}
 	h.Elapsed, h.Mallocs, h.AllocBytes = res.elapsed, res.mallocs, res.allocBytes
 	h.ClockPairNs, h.ClockPairIters = clockPair(cfg.clockPairs)
 	if cfg.out == "" {
 		return nil
 	}
 	return writeRaw(cfg.out, &h, res.timings)
-}
-
-// monitoredCall is the benchmark's view of the monitored application: one
-// top-level call of depth monitored calls.
-func monitoredCall(methodTime time.Duration, depth int) int64 {
-	return monitoredMethod(methodTime, depth)
-}
-
-// monitoredMethod is MooBench's MonitoredClassSimple.monitoredMethod (thesis,
-// Listing 8.3): it recurses recDepth-1 times and busy-waits methodTime once at
-// the deepest level on the monotonic clock. The return value is the last clock
-// reading, so the busy wait cannot be optimised away. tigris.yaml selects this
-// function, and only this one, for instrumentation.
-//
-//go:noinline
-func monitoredMethod(methodTime time.Duration, recDepth int) int64 {
-	if recDepth > 1 {
-		return monitoredMethod(methodTime, recDepth-1)
-	}
-	exit := nanotime() + int64(methodTime)
-	var now int64
-	for {
-		now = nanotime()
-		if now >= exit {
-			return now
-		}
-	}
 }

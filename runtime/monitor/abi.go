@@ -157,7 +157,11 @@ func enter(p *Probe) Call {
 	if p.mode.Load() == modeFine {
 		c.enterFine()
 	}
-	c.t0 = nanotime()
+	if useTSC { // ticks (clock.go)
+		c.t0 = writer.TSC()
+	} else {
+		c.t0 = nanotime()
+	}
 	return c
 }
 
@@ -210,13 +214,37 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	if p == nil {
 		return
 	}
-	t1 := nanotime()
+	var t1 int64
+	if useTSC { // ticks (clock.go)
+		t1 = writer.TSC()
+	} else {
+		t1 = nanotime()
+	}
 	c.p = nil // a second Exit of the same call is harmless
-	panicked := panicking(c)
-	d := t1 - c.t0
-	p.stats.add(d, failed, panicked, size, hasSize)
-	if c.fine != 0 {
-		c.exitFine(p, t1, failed, panicked, size, hasSize)
+	var f callFacts
+	if failed {
+		f |= callFailed
+	}
+	if panicking(c) {
+		f |= callPanicked
+	}
+	if hasSize {
+		f |= callSized
+	}
+	if c.fine == 0 {
+		p.stats.addCall(t1-c.t0, f, size)
+		return
+	}
+	s, ctx := c.exitTrace(t1)
+	if s != nil {
+		f |= callRecorded
+	}
+	p.stats.addCall(t1-c.t0, f, size)
+	if s != nil {
+		c.record(s, ctx, p, t1, failed, f&callPanicked != 0, size, hasSize)
+		if f&callPanicked != 0 && ctx.ess == 0 {
+			flushOnPanic()
+		}
 	}
 }
 

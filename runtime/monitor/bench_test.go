@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"flag"
+	"sort"
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -90,3 +92,104 @@ func BenchmarkCoarse(b *testing.B) { benchMode(b, "coarse", &writer.Null{}) }
 
 // BenchmarkFineNull is a fine record built and discarded (C of the fine path).
 func BenchmarkFineNull(b *testing.B) { benchMode(b, "fine", &writer.Null{}) }
+
+// BenchmarkPaths measures every probe path against the clock pair in one
+// loop: rounds of 1,000 calls of each, interleaved, so that a busy machine
+// slows all of them alike; it reports the median round's cost per call over a
+// plain call and its ratio to the median clock pair. b.N is the number of
+// rounds.
+func BenchmarkPaths(b *testing.B) {
+	off := newProbes(b, "bench.example/poff", 1)
+	coarse := newProbes(b, "bench.example/pcoarse", 1)
+	fine := newProbes(b, "bench.example/pfine", 1)
+	for _, r := range []Rule{
+		{Pattern: "execution(* bench.example/poff.*(..))", Mode: "off"},
+		{Pattern: "execution(* bench.example/pcoarse.*(..))", Mode: "coarse"},
+		{Pattern: "execution(* bench.example/pfine.*(..))", Mode: "fine"},
+	} {
+		if _, err := AddRule(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	defer SetRules(nil)
+	async, err := writer.NewAsync(writer.Options{Path: b.TempDir() + "/paths.tgr", OnFull: writer.Block})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer async.Close()
+	null := &writer.Null{}
+	prev := SetSink(null)
+	defer SetSink(prev)
+	const per = 1000
+	names := []string{"clockpair", "plain", "off", "coarse", "fine-null", "fine-async"}
+	costs := make([][]float64, len(names))
+	var t int64
+	run := func(i int, f func()) {
+		t0 := nanotime()
+		f()
+		costs[i] = append(costs[i], float64(nanotime()-t0)/per)
+	}
+	b.ReportAllocs()
+	for n := 0; n < b.N; n++ {
+		run(0, func() {
+			for i := 0; i < per; i++ {
+				t += nanotime() - nanotime()
+			}
+		})
+		run(1, func() {
+			for i := 0; i < per; i++ {
+				sinkInt = plain(i)
+			}
+		})
+		run(2, func() {
+			for i := 0; i < per; i++ {
+				sinkInt = probed(&off[0], i)
+			}
+		})
+		run(3, func() {
+			for i := 0; i < per; i++ {
+				sinkInt = probed(&coarse[0], i)
+			}
+		})
+		SetSink(null)
+		run(4, func() {
+			for i := 0; i < per; i++ {
+				sinkInt = probed(&fine[0], i)
+			}
+		})
+		SetSink(async)
+		run(5, func() {
+			for i := 0; i < per; i++ {
+				sinkInt = probed(&fine[0], i)
+			}
+		})
+	}
+	sinkInt += int(t)
+	med := make([]float64, len(names))
+	for i := range names {
+		med[i] = quantileOf(costs[i], benchQuantile)
+	}
+	b.ReportMetric(med[0], "clockpair-ns")
+	for i := 2; i < len(names); i++ {
+		b.ReportMetric(med[i]-med[1], names[i]+"-ns")
+		b.ReportMetric((med[i]-med[1])/med[0], names[i]+"-xcp")
+	}
+}
+
+// benchQuantile is the quantile of the rounds BenchmarkPaths reports: the
+// median by default; -paths.q 0.1 shows a less disturbed figure on a busy
+// machine.
+var benchQuantile = 0.5
+
+func init() {
+	flag.Float64Var(&benchQuantile, "paths.q", 0.5, "quantile of the rounds BenchmarkPaths reports")
+}
+
+func quantileOf(xs []float64, q float64) float64 {
+	c := append([]float64(nil), xs...)
+	sort.Float64s(c)
+	if len(c) == 0 {
+		return 0
+	}
+	return c[int(q*float64(len(c)-1))]
+}

@@ -155,8 +155,8 @@ func unsampledCall(p *Probe) {
 	c := Call{p: p}
 	c.enterFine()
 	c.fine &^= flagSampled
-	c.t0 = nanotime()
-	t1 := nanotime()
+	c.t0 = writer.Ticks()
+	t1 := writer.Ticks()
 	p.stats.add(t1-c.t0, false, false, 0, false)
 	c.exitFine(p, t1, false, false, 0, false)
 }

@@ -2,7 +2,20 @@ package monitor
 
 import (
 	_ "unsafe" // for go:linkname
+
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
+
+// The probes' clock is writer.Ticks: the calibrated time-stamp counter where
+// the writer package found one, else runtime.nanotime (writer/clock.go).
+// Call.t0, record times and the coarse statistics' durations are in its
+// ticks; the writer converts records to nanoseconds, and stripes.total
+// converts the statistics. enter and exit read it with the branch below
+// written out: a function with two calls is too costly for the inliner, and
+// a call per read would cost a few ns of the few dozen a probe costs.
+//
+//	if useTSC { t = writer.TSC() } else { t = nanotime() }
+var useTSC = writer.TickSource() == writer.ClockTSC
 
 // nanotime is the runtime's monotonic clock, the cheapest clock a Go program can
 // read (time.Now also reads the wall clock). Records carry its values; the stream

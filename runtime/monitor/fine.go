@@ -34,6 +34,9 @@ type traceCtx struct {
 	// link is adopted from the go statement that started the goroutine, until
 	// its first trace takes it (link.go).
 	link *linkRec
+	// nextTrace and endTrace are the unused part of the block of trace ids the
+	// context holds (newTrace).
+	nextTrace, endTrace uint64
 	// rec is the record being handed to the sink. A local would escape (Sink.Write
 	// is an interface call) and cost an allocation per fine call; a sink must not
 	// retain the record, and only this goroutine uses its context.
@@ -41,6 +44,26 @@ type traceCtx struct {
 }
 
 var lastTrace atomic.Uint64
+
+// traceBlock is how many trace ids a context takes from lastTrace at a time:
+// a trace root then costs no shared atomic, which producers on different
+// CPUs would contend for. Ids stay unique in the process; they are no longer
+// in the order the traces started.
+const traceBlock = 1024
+
+// newTrace returns the next id of the context's block, taking a new block
+// when it is used up.
+//
+//go:norace
+func (ctx *traceCtx) newTrace() uint64 {
+	if ctx.nextTrace == ctx.endTrace {
+		ctx.endTrace = lastTrace.Add(traceBlock) + 1
+		ctx.nextTrace = ctx.endTrace - traceBlock
+	}
+	id := ctx.nextTrace
+	ctx.nextTrace++
+	return id
+}
 
 // enterFine takes the trace context at entry: order index and depth, and at a trace
 // root whether this trace is sampled. Sampling is per trace, so a recorded trace is
@@ -50,7 +73,7 @@ var lastTrace atomic.Uint64
 func (c *Call) enterFine() {
 	ctx := context()
 	if ctx.ess == 0 {
-		ctx.trace = lastTrace.Add(1)
+		ctx.trace = ctx.newTrace()
 		ctx.eoi = 0
 		ctx.startRoot() // draws, or takes an adopted link (link.go)
 	} else {
@@ -76,22 +99,29 @@ func sampled() bool {
 	return t >= 1<<32 || uint64(cheaprand()) < t
 }
 
+// exitTrace restores the trace context at a fine call's exit and returns the
+// sink and context to record the call with, or a nil sink when the call is
+// not recorded (not sampled, or no sink).
+//
 //go:norace
-func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
+func (c *Call) exitTrace(t1 int64) (writer.Sink, *traceCtx) {
 	ctx := context()
 	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
 	ctx.exited(t1)
 	if c.fine&flagSampled == 0 {
-		return
+		return nil, ctx
 	}
-	s := currentSink()
-	if s == nil {
-		return
-	}
-	c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
-	fineRecords.Add(1)
-	if panicked && ctx.ess == 0 {
-		flushOnPanic()
+	return currentSink(), ctx
+}
+
+// exitFine is the fine part of an exit on its own: the trace context, and the
+// record if the call is sampled (the budget's calibration times it; exit
+// counts the record with the call's statistics instead).
+//
+//go:norace
+func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
+	if s, ctx := c.exitTrace(t1); s != nil {
+		c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
 	}
 }
 
@@ -117,11 +147,12 @@ func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, 
 	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())
 	}
+	// Field by field: a composite literal is built on the stack and copied.
 	r := &ctx.rec
-	*r = writer.Record{
-		Probe: p.id, EOI: c.eoi(), ESS: c.ess(), Trace: ctx.trace, GID: ctx.goid,
-		TIn: c.t0, TOut: t1,
-	}
+	r.Probe, r.EOI, r.ESS = p.id, c.eoi(), c.ess()
+	r.Trace, r.GID = ctx.trace, ctx.goid
+	r.TIn, r.TOut = c.t0, t1
+	r.Flags, r.Size = 0, 0
 	if failed {
 		r.Flags |= writer.FlagError
 	}
@@ -140,5 +171,6 @@ func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, 
 // changeable criterion needs it).
 var summaries atomic.Bool
 
-// fineRecords counts records handed to the sink (the budget controller reads it).
-var fineRecords atomic.Uint64
+// fineRecords counts records handed to the sink (the budget controller reads
+// it); exit adds to it with the call's statistics (stripes.addCall).
+var fineRecords = newPcounter()

@@ -72,7 +72,7 @@ func fork(p *Probe) Link {
 	case !ctx.sampled:
 		return Link{unrecorded}
 	}
-	return Link{&linkRec{trace: ctx.trace, eoi: ctx.eoi, ess: ctx.ess, goid: ctx.goid, t: nanotime(), p: p}}
+	return Link{&linkRec{trace: ctx.trace, eoi: ctx.eoi, ess: ctx.ess, goid: ctx.goid, t: writer.Ticks(), p: p}}
 }
 
 // Adopt hands the link to the running goroutine, the one the go statement

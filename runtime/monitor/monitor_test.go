@@ -277,12 +277,18 @@ func TestMomentsMergeAndMinus(t *testing.T) {
 	if math.Abs(got.N-tail.N) > 1e-9 || math.Abs(got.Mean-tail.Mean) > 1e-9 || math.Abs(got.M2-tail.M2) > 1e-6 {
 		t.Errorf("minus = %+v, want %+v", got, tail)
 	}
-	var mean, m2 float64
-	for i, x := range xs {
-		mean, m2 = welford(mean, m2, uint64(i+1), x)
-	}
-	if math.Abs(m2-all.M2) > 1e-6 || math.Abs(mean-all.Mean) > 1e-9 {
-		t.Errorf("welford mean, m2 = %v, %v; merged %v, %v", mean, m2, all.Mean, all.M2)
+	// The stripes' shifted sums agree with the merged moments, also far from
+	// zero (durations of long calls in ticks), where plain sums of squares
+	// would cancel the spread away.
+	for _, off := range []float64{0, 1e12} {
+		var acc shifted
+		for i, x := range xs {
+			acc.add(i == 0, off+x)
+		}
+		m := acc.moments(uint64(len(xs)))
+		if m.N != all.N || math.Abs(m.Mean-off-all.Mean) > 1e-6 || math.Abs(m.M2-all.M2) > 1e-6*all.M2 {
+			t.Errorf("offset %g: shifted sums give %+v; merged %+v", off, m, all)
+		}
 	}
 }
 

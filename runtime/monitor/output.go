@@ -58,15 +58,18 @@ func openWriter(wc settings.Writer) (writer.Output, error) {
 	case settings.WriterNull:
 		out = &writer.Null{}
 	case settings.WriterSync, settings.WriterAsync, "":
+		path := expandPath(wc.Path, time.Now())
 		opts := writer.Options{
-			Path:          expandPath(wc.Path, time.Now()),
+			Path:          path,
 			QueueSize:     wc.Queue,
 			RotateBytes:   wc.Rotate,
 			FlushInterval: time.Duration(wc.Flush),
 			OnError:       report,
+			TickTimes:     true,
+			OnClose:       func(st writer.Stats) { reportLosses(st, path) },
 		}
-		if wc.OnFull == settings.Block {
-			opts.OnFull = writer.Block
+		if wc.OnFull == settings.Drop {
+			opts.OnFull = writer.Drop
 		}
 		var err error
 		if wc.Mode == settings.WriterSync {
@@ -81,6 +84,34 @@ func openWriter(wc settings.Writer) (writer.Output, error) {
 		return nil, fmt.Errorf("unknown writer mode %q", wc.Mode)
 	}
 	return out, nil
+}
+
+// reportLosses is the writer's OnClose: the one line a program prints at
+// exit when fine records were lost, with the causes. It bypasses report's
+// rate limit: an error reported a moment before exit must not hide it.
+func reportLosses(st writer.Stats, path string) {
+	if msg := lossLine(st, path); msg != "" {
+		fmt.Fprintf(os.Stderr, "tigris: %s\n", msg)
+	}
+}
+
+// lossLine says how many of the records handed to the writer were lost and
+// why, or "" when none were.
+func lossLine(st writer.Stats, path string) string {
+	if st.Dropped == 0 {
+		return ""
+	}
+	var why []string
+	if st.QueueFull > 0 {
+		why = append(why, fmt.Sprintf("%d to a full queue (writer.on-full: drop)", st.QueueFull))
+	}
+	if errs := st.Dropped - st.QueueFull - st.Late; errs > 0 {
+		why = append(why, fmt.Sprintf("%d to write errors", errs))
+	}
+	if st.Late > 0 {
+		why = append(why, fmt.Sprintf("%d written after the writer closed", st.Late))
+	}
+	return fmt.Sprintf("%d of %d fine records lost (%s): %s", st.Dropped, st.Written+st.Dropped+st.Queued, path, strings.Join(why, ", "))
 }
 
 // expandPath fills {binary}, {pid} and {time} in a writer path pattern.

@@ -1,6 +1,10 @@
 package monitor
 
-import "time"
+import (
+	"time"
+
+	"github.com/tigrisgo/tigris/runtime/writer"
+)
 
 // Sampling is per trace: a trace root decides, with the rate in force, whether
 // the whole trace is recorded, so a recorded trace is complete. A trace that
@@ -29,6 +33,15 @@ import "time"
 // analysis interval (2 minutes by default), so a new rate reaches long-lived
 // traces soon. A variable for tests.
 var pieceWindow = int64(10 * time.Second)
+
+// pieceTicks is pieceWindow in the probes' clock (clock.go): the exits'
+// times are its ticks. Computed once per period, not per call.
+func pieceTicks() int64 {
+	if !useTSC {
+		return pieceWindow
+	}
+	return int64(float64(pieceWindow) / writer.NanosPerTick())
+}
 
 // noDepth is larger than any depth.
 const noDepth = ^uint32(0)
@@ -86,7 +99,7 @@ func (ctx *traceCtx) exited(t1 int64) {
 	}
 	if t1 >= pc.periodEnd {
 		pc.prevMin, pc.curMin = pc.curMin, noDepth
-		pc.periodEnd = t1 + pieceWindow
+		pc.periodEnd = t1 + pieceTicks()
 	}
 	if d > 0 && pc.prevMin >= d && pc.curMin >= d {
 		pc.depth = d

@@ -188,6 +188,7 @@ func setThreshold(t testing.TB, rate float64) {
 // iteration, 1 again) reaching the very next iteration, children following
 // their iteration, and the end of the long call.
 func TestPiecesSynthetic(t *testing.T) {
+	nanosClock(t)
 	w := pieceWindow
 	const ms = int64(1e6)
 	setThreshold(t, 1)
@@ -246,6 +247,7 @@ func TestPiecesSynthetic(t *testing.T) {
 // second worker) is a piece, decided with the rate in force, and so are its
 // calls once it has run a window.
 func TestPiecesLongCallReturns(t *testing.T) {
+	nanosClock(t)
 	w := pieceWindow
 	setThreshold(t, 1)
 	f := &fakeTrace{}
@@ -278,6 +280,7 @@ func TestPiecesLongCallReturns(t *testing.T) {
 // pieces: a call decides anew (is a piece) only when its caller has run for at
 // least a window, and every other call follows its caller's decision.
 func TestPiecesNeverCutShortCalls(t *testing.T) {
+	nanosClock(t)
 	w := pieceWindow
 	rng := rand.New(rand.NewSource(1))
 	setThreshold(t, 0.5) // draws vary; the checks do not depend on them
@@ -348,4 +351,12 @@ func BenchmarkPieces(b *testing.B) {
 		t += 100
 		ctx.exited(t)
 	}
+}
+
+// nanosClock makes the probes' clock nanotime for a test that feeds the
+// sampling logic synthetic times in nanoseconds.
+func nanosClock(t *testing.T) {
+	saved := useTSC
+	useTSC = false
+	t.Cleanup(func() { useTSC = saved })
 }

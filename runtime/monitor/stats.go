@@ -1,9 +1,12 @@
 package monitor
 
 import (
-	"github.com/tigrisgo/tigris/runtime/internal/num"
 	"runtime"
 	"sync"
+	"sync/atomic"
+
+	"github.com/tigrisgo/tigris/runtime/internal/num"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // stripe is one P's share of a probe's coarse statistics. Only the goroutine that
@@ -16,19 +19,52 @@ import (
 // statistics. (On 32-bit platforms a read may tear; the next snapshot heals it.)
 // Padding keeps stripes of different Ps on different cache lines.
 type stripe struct {
-	n      uint64  // calls
-	mean   float64 // Welford mean of duration (ns)
-	m2     float64 // Welford sum of squared deviations
+	n      uint64 // calls
+	time   shifted
 	errs   uint64
 	panics uint64
 	sn     uint64 // calls with a size
-	smean  float64
-	sm2    float64
+	size   shifted
+}
+
+// shifted accumulates values as sums of their differences to the first one
+// (the "shifted data" variance algorithm): an add is a subtraction, two
+// additions and a multiplication, where Welford's update divides, and the
+// division's latency was the larger part of a stripe update. Shifting by a
+// value of the data keeps the sums small, so the variance does not cancel
+// away as with plain sums of squares.
+type shifted struct {
+	k, sum, sumsq float64
+}
+
+//go:norace
+func (a *shifted) add(first bool, x float64) {
+	if first {
+		a.k = x
+	}
+	x -= a.k
+	a.sum += x
+	a.sumsq += x * x
+}
+
+// moments of n values accumulated in a.
+//
+//go:norace
+func (a *shifted) moments(n uint64) moments {
+	if n == 0 {
+		return moments{}
+	}
+	N := float64(n)
+	m2 := a.sumsq - a.sum*a.sum/N
+	if m2 < 0 {
+		m2 = 0 // rounding
+	}
+	return moments{N: N, Mean: a.k + a.sum/N, M2: m2}
 }
 
 type paddedStripe struct {
 	stripe
-	_ [128 - 64]byte
+	_ [128 - 80]byte
 }
 
 // stripes holds one stripe per P plus an overflow stripe under a mutex for Ps
@@ -44,39 +80,94 @@ var stripeCount = num.Max(runtime.GOMAXPROCS(0), runtime.NumCPU())
 func newStripes() *stripes { return &stripes{per: make([]paddedStripe, stripeCount)} }
 
 func (ss *stripes) add(d int64, failed, panicked bool, size int64, hasSize bool) {
+	var f callFacts
+	if failed {
+		f |= callFailed
+	}
+	if panicked {
+		f |= callPanicked
+	}
+	if hasSize {
+		f |= callSized
+	}
+	ss.addCall(d, f, size)
+}
+
+// callFacts say how a call ended, for addCall.
+type callFacts uint8
+
+const (
+	callFailed   callFacts = 1 << iota // returned a non-nil error
+	callPanicked                       // ended by panicking
+	callSized                          // reported a result size
+	callRecorded                       // handed a fine record to the sink: counted in fineRecords
+)
+
+// addCall folds one call of d ticks into the calling P's stripe, and counts a
+// fine record there too, under the same pin: a shared atomic counter would
+// cost every fine call a locked instruction that waits for the record's
+// stores, and bounce between the CPUs of concurrent producers.
+func (ss *stripes) addCall(d int64, f callFacts, size int64) {
 	pid := procPin()
 	if pid < len(ss.per) {
-		ss.per[pid].add(d, failed, panicked, size, hasSize)
+		ss.per[pid].add(d, f, size)
+		if f&callRecorded != 0 {
+			fineRecords.addPinned(pid)
+		}
 		procUnpin()
 		return
 	}
 	procUnpin()
 	ss.overMu.Lock()
-	ss.overflow.add(d, failed, panicked, size, hasSize)
+	ss.overflow.add(d, f, size)
 	ss.overMu.Unlock()
+	if f&callRecorded != 0 {
+		fineRecords.over.Add(1)
+	}
 }
 
 //go:norace
-func (s *stripe) add(d int64, failed, panicked bool, size int64, hasSize bool) {
+func (s *stripe) add(d int64, f callFacts, size int64) {
+	s.time.add(s.n == 0, float64(d))
 	s.n++
-	s.mean, s.m2 = welford(s.mean, s.m2, s.n, float64(d))
-	if failed {
+	if f&callFailed != 0 {
 		s.errs++
 	}
-	if panicked {
+	if f&callPanicked != 0 {
 		s.panics++
 	}
-	if hasSize {
+	if f&callSized != 0 {
+		s.size.add(s.sn == 0, float64(size))
 		s.sn++
-		s.smean, s.sm2 = welford(s.smean, s.sm2, s.sn, float64(size))
 	}
 }
 
-// welford folds x into the running mean and m2 after n-1 earlier values.
-func welford(mean, m2 float64, n uint64, x float64) (float64, float64) {
-	d := x - mean
-	mean += d / float64(n)
-	return mean, m2 + d*(x-mean)
+// pcounter is a counter with one cell per P, written with plain stores by
+// the goroutine pinned to the P (like the stripes) and summed when read.
+type pcounter struct {
+	per  []paddedCount
+	over atomic.Uint64 // Ps beyond the cells allocated at start
+}
+
+type paddedCount struct {
+	n uint64
+	_ [120]byte
+}
+
+func newPcounter() pcounter { return pcounter{per: make([]paddedCount, stripeCount)} }
+
+//go:norace
+func (c *pcounter) addPinned(pid int) { c.per[pid].n++ }
+
+// Load sums the cells (each read may be a call behind: see stripe).
+//
+//go:norace
+func (c *pcounter) Load() uint64 {
+	n := c.over.Load()
+	for i := range c.per {
+		n += c.per[i].n
+	}
+	return n
 }
 
 // moments is a mergeable (count, mean, M2) triple (Chan et al.'s parallel variance).
@@ -135,12 +226,13 @@ type totals struct {
 //go:norace
 func (s *stripe) load() totals {
 	return totals{
-		time: moments{N: float64(s.n), Mean: s.mean, M2: s.m2},
-		size: moments{N: float64(s.sn), Mean: s.smean, M2: s.sm2},
+		time: s.time.moments(s.n),
+		size: s.size.moments(s.sn),
 		errs: s.errs, panics: s.panics,
 	}
 }
 
+// total sums the stripes, with durations converted from ticks to nanoseconds.
 func (ss *stripes) total() totals {
 	var t totals
 	for i := range ss.per {
@@ -149,6 +241,9 @@ func (ss *stripes) total() totals {
 	ss.overMu.Lock()
 	t = t.merge(ss.overflow.load())
 	ss.overMu.Unlock()
+	k := writer.NanosPerTick()
+	t.time.Mean *= k
+	t.time.M2 *= k * k
 	return t
 }
 

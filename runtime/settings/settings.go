@@ -162,7 +162,7 @@ func Default() Runtime {
 			Mode:   WriterAsync,
 			Path:   "tigris-out/{binary}-{pid}.tgr",
 			Queue:  1 << 16,
-			OnFull: Drop,
+			OnFull: Block,
 			Flush:  Duration(time.Second),
 		},
 	}

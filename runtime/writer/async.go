@@ -2,11 +2,12 @@ package writer
 
 import (
 	"fmt"
-	"github.com/tigrisgo/tigris/runtime/internal/num"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tigrisgo/tigris/runtime/internal/num"
 )
 
 // maxShards bounds the P ids an Async serves from its per-P table; it matches the
@@ -16,58 +17,74 @@ const maxShards = 1024
 // drainBatch is how many records the writer encodes before it frees their slots.
 const drainBatch = 512
 
+// wakeShare is the share of a queue that must fill before its producer wakes
+// the writer goroutine: a quarter, so that three quarters of the queue are
+// left to absorb the time the writer takes to get a CPU. On the 2-CPU
+// development machine, under load, waking an idle P's thread took 0.1–0.5 ms
+// and up to 5 ms; a 32,768-record queue fills in about 1.6 ms at 20 million
+// records per second. Waking costs the producer a futex call, a few µs, so
+// waking much earlier would cost every record more.
+const wakeShare = 4
+
 // shard is one P's single-producer single-consumer ring. The producer is whichever
-// goroutine is pinned to the P (procPin makes it the only one); the consumer is the
-// writer goroutine.
+// goroutine is pinned to the P (procPin makes it the only one); the consumer is
+// whoever holds Async.mu.
 type shard struct {
 	// Read-only after creation.
-	mask uint64
-	half uint64
-	buf  []Record
-	_    [24]byte
+	mask   uint64
+	wakeAt uint64
+	buf    []Record
+	_      [24]byte
 
 	head atomic.Uint64 // next slot to fill; stored by the producer
 	_    [56]byte
-	tail atomic.Uint64 // next slot to drain; stored by the writer
+	tail atomic.Uint64 // next slot to drain; stored by the consumer
 	_    [56]byte
 
 	mu        sync.Mutex // guards lost; taken on the drop path only, never while pinned
 	lost      Loss
 	dropped   atomic.Uint64 // records dropped here, ever
-	harvested uint64        // dropped as of the writer's last look; writer only
+	harvested uint64        // dropped as of the consumer's last look; under Async.mu
 }
 
 func newShard(size int) *shard {
-	return &shard{mask: uint64(size - 1), half: uint64(size / 2), buf: make([]Record, size)}
+	return &shard{mask: uint64(size - 1), wakeAt: uint64(size / wakeShare), buf: make([]Record, size)}
 }
 
 // Async is the asynchronous writer: producers copy records into a ring owned by their
 // P, without locks or allocation, and one writer goroutine encodes them into chunks
-// and writes those to the file. See the package documentation for the contract.
+// and writes those to the file. Under Block a producer whose ring is full does
+// the writer's work for its ring itself (an assist) instead of waiting for the
+// writer goroutine to be scheduled. See the package documentation for the
+// contract.
 type Async struct {
-	closed  atomic.Bool
-	shards  [maxShards]atomic.Pointer[shard]
-	list    atomic.Pointer[[]*shard] // the non-nil shards, for the writer and Stats
-	growMu  sync.Mutex
-	perP    int
-	block   bool
-	wake    chan struct{}
-	waiters atomic.Int32
-	waitMu  sync.Mutex
-	waitC   *sync.Cond
+	closed atomic.Bool
+	shards [maxShards]atomic.Pointer[shard]
+	list   atomic.Pointer[[]*shard] // the non-nil shards, for the writer and Stats
+	growMu sync.Mutex
+	perP   int
+	block  bool
+	wake   chan struct{}
 
-	lateDrops atomic.Uint64 // Write after Close
+	// mu makes its holder the consumer of every queue and the owner of out:
+	// the writer goroutine, or a producer assisting under Block.
+	mu      sync.Mutex
+	stopped bool // under mu: the final drain is done, or fail ran; nothing more is drained
+
+	lateDrops atomic.Uint64 // Write after Close, or lost when the writer failed
 	pending   atomic.Uint64 // records in the chunk under construction
+	assisted  atomic.Uint64 // records producers drained themselves
+	wakes     atomic.Uint64 // times a producer woke the writer goroutine
 
 	defMu   sync.Mutex
 	newDefs []ProbeDef
 
 	opt      Options
-	out      *fileOut // owned by the writer goroutine after NewAsync returns
+	out      *fileOut // under mu after NewAsync returns
 	flushReq chan chan error
 	quit     chan struct{}
 	done     chan struct{}
-	heads    []uint64 // writer scratch
+	heads    []uint64 // consumer scratch, under mu
 
 	closeOnce sync.Once
 	closeErr  error
@@ -94,7 +111,6 @@ func NewAsync(opt Options) (*Async, error) {
 		return nil, err
 	}
 	w.out = out
-	w.waitC = sync.NewCond(&w.waitMu)
 	list := make([]*shard, 0, n)
 	for i := 0; i < n && i < maxShards; i++ {
 		s := newShard(w.perP)
@@ -118,8 +134,9 @@ func (w *Async) Define(d ProbeDef) {
 	w.defMu.Unlock()
 }
 
-// Write copies *r into the calling P's queue. It never locks, never allocates and,
-// under Drop, never waits. It does not retain r.
+// Write copies *r into the calling P's queue. It never locks and never allocates
+// while the queue has room; when it is full, Drop discards the record and
+// Block drains the queue on the caller's time. It does not retain r.
 func (w *Async) Write(r *Record) {
 	if w == nil {
 		return
@@ -130,7 +147,7 @@ func (w *Async) Write(r *Record) {
 }
 
 // push copies *r into the calling P's queue if the writer is open and the queue has
-// room, and wakes the writer goroutine when the queue passes half full.
+// room, and wakes the writer goroutine when the queue reaches its wake mark.
 func (w *Async) push(r *Record) (pid int, ok bool) {
 	pid = procPin()
 	if uint(pid) < maxShards && !w.closed.Load() {
@@ -138,10 +155,11 @@ func (w *Async) push(r *Record) (pid int, ok bool) {
 			h := s.head.Load()
 			if used := h - s.tail.Load(); used <= s.mask {
 				s.buf[h&s.mask] = *r
-				s.head.Store(h + 1)
+				publish(&s.head, h+1)
 				procUnpin()
-				if used == s.half {
+				if used == s.wakeAt {
 					w.signal()
+					w.wakes.Add(1)
 				}
 				return pid, true
 			}
@@ -163,13 +181,13 @@ func (w *Async) writeSlow(r *Record, pid int) {
 		case s == nil:
 			w.grow(pid)
 		case w.block:
-			w.waitRoom(s)
+			w.assist(s)
 		default:
 			s.mu.Lock()
 			s.lost.add(r.TOut)
 			s.dropped.Add(1)
 			s.mu.Unlock()
-			return // no signal: the writer was woken when the queue passed half full
+			return // no signal: the writer was woken when the queue reached its mark
 		}
 		var ok bool
 		if pid, ok = w.push(r); ok { // on whatever P we are on now
@@ -178,16 +196,28 @@ func (w *Async) writeSlow(r *Record, pid int) {
 	}
 }
 
-// waitRoom blocks until s has room or the writer is closed.
-func (w *Async) waitRoom(s *shard) {
-	w.waiters.Add(1)
-	w.signal()
-	w.waitMu.Lock()
-	for s.head.Load()-s.tail.Load() > s.mask && !w.closed.Load() {
-		w.waitC.Wait()
+// assist drains s on the calling producer's time: the queue is full and the
+// writer goroutine has not run since it was woken (on a busy machine its
+// thread may wait milliseconds for a CPU). It waits only for the lock, which
+// is held by a consumer that is making progress. A panic inside (a bug in
+// tigris) stops the writer as in the writer goroutine, never the program.
+func (w *Async) assist(s *shard) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			w.failLocked(v)
+		}
+	}()
+	if w.stopped || s.head.Load()-s.tail.Load() <= s.mask {
+		return // stopped, or a consumer made room while we waited
 	}
-	w.waitMu.Unlock()
-	w.waiters.Add(-1)
+	w.out.clock()
+	w.takeDefs()
+	n := w.drainShard(s, s.head.Load())
+	w.assisted.Add(uint64(n))
+	w.pending.Store(w.out.recs)
+	w.opt.report(w.out.takeReport())
 }
 
 func (w *Async) grow(pid int) {
@@ -234,8 +264,8 @@ func (w *Async) Flush() error {
 }
 
 // Close drains every queue, writes what is left, closes the file and stops the
-// writer goroutine. Producers blocked under Block are released (their records are
-// dropped and counted). It is idempotent.
+// writer goroutine. Records written after Close are dropped and counted. It is
+// idempotent.
 func (w *Async) Close() error {
 	if w == nil {
 		return nil
@@ -245,9 +275,9 @@ func (w *Async) Close() error {
 		quiesce() // every Write that saw the writer open has now published its record
 		close(w.quit)
 		<-w.done
-		w.waitMu.Lock()
-		w.waitC.Broadcast()
-		w.waitMu.Unlock()
+		if w.opt.OnClose != nil {
+			w.opt.OnClose(w.Stats())
+		}
 	})
 	return w.closeErr
 }
@@ -260,53 +290,93 @@ func (w *Async) Stats() Stats {
 	var st Stats
 	for _, s := range *w.list.Load() {
 		st.Queued += s.head.Load() - s.tail.Load()
-		st.Dropped += s.dropped.Load()
+		st.QueueFull += s.dropped.Load()
 	}
 	st.Queued += w.pending.Load()
-	st.Dropped += w.lateDrops.Load()
+	st.Late = w.lateDrops.Load()
+	st.Dropped += st.QueueFull + st.Late
+	st.Assisted = w.assisted.Load()
+	st.Wakes = w.wakes.Load()
 	w.out.c.fill(&st)
 	return st
 }
 
+// The writer goroutine's events.
+const (
+	evWake = iota
+	evTick
+	evFlush
+	evQuit
+)
+
 // run is the writer goroutine.
 func (w *Async) run() {
 	defer close(w.done)
-	defer func() {
-		if v := recover(); v != nil {
-			w.fail(v)
-		}
-	}()
 	tick := time.NewTicker(w.opt.FlushInterval)
 	defer tick.Stop()
 	for {
+		var stop bool
 		select {
 		case <-w.wake:
-			w.drain()
+			stop = w.serve(evWake, nil)
 		case <-tick.C:
-			w.drain()
-			w.out.flush()
+			stop = w.serve(evTick, nil)
 		case ack := <-w.flushReq:
-			w.drain()
-			ack <- w.out.flush()
+			stop = w.serve(evFlush, ack)
 		case <-w.quit:
-			for w.pass() > 0 {
-			}
-			w.closeErr = w.out.close()
-			w.pending.Store(0)
-			w.opt.report(w.out.takeReport())
+			w.serve(evQuit, nil)
 			return
 		}
-		w.pending.Store(w.out.recs)
-		w.opt.report(w.out.takeReport())
+		if stop {
+			return
+		}
 	}
 }
 
-// fail stops the writer after a panic in its goroutine (a bug in tigris). The
-// writer closes for producers, so queued and later records are dropped and
-// counted instead of blocking a producer under Block or piling up, and Flush
-// and Close return at once with the error.
-func (w *Async) fail(v any) {
+// serve handles one event under mu and reports whether the writer has
+// stopped. A panic inside (a bug in tigris) stops the writer: see fail.
+func (w *Async) serve(ev int, ack chan error) (stopped bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer func() {
+		if v := recover(); v != nil {
+			w.failLocked(v)
+			stopped = true
+		}
+	}()
+	if w.stopped {
+		return true
+	}
+	switch ev {
+	case evWake:
+		w.drain()
+	case evTick:
+		w.drain()
+		w.out.flush()
+	case evFlush:
+		w.drain()
+		ack <- w.out.flush()
+	case evQuit:
+		for w.pass() > 0 {
+		}
+		w.closeErr = w.out.close()
+		w.stopped = true
+		w.pending.Store(0)
+		w.opt.report(w.out.takeReport())
+		return true
+	}
+	w.pending.Store(w.out.recs)
+	w.opt.report(w.out.takeReport())
+	return false
+}
+
+// failLocked stops the writer after a panic while draining (a bug in tigris),
+// with mu held. The writer closes for producers, so queued and later records
+// are dropped and counted instead of piling up, and Flush and Close return
+// at once with the error.
+func (w *Async) failLocked(v any) {
 	w.closed.Store(true)
+	w.stopped = true
 	quiesce() // every Write that saw the writer open has published its record
 	// Every record ever queued (the heads count them) was written, dropped on a
 	// write error, or is lost now: in a queue or in the unwritten chunk, which
@@ -324,9 +394,6 @@ func (w *Async) fail(v any) {
 	w.pending.Store(0)
 	w.closeErr = fmt.Errorf("trace writer stopped by an internal error: %v", v)
 	w.opt.report(w.closeErr)
-	w.waitMu.Lock()
-	w.waitC.Broadcast()
-	w.waitMu.Unlock()
 }
 
 // drain runs passes while they find records, a few at most, so that ticks and flush
@@ -344,6 +411,7 @@ func (w *Async) drain() {
 // before the new probe definitions are taken, so a record's definition (Define
 // returned before the record's Write) is always encoded before the record.
 func (w *Async) pass() int {
+	w.out.clock()
 	list := *w.list.Load()
 	if cap(w.heads) < len(list) {
 		w.heads = make([]uint64, len(list))
@@ -352,6 +420,16 @@ func (w *Async) pass() int {
 	for i, s := range list {
 		heads[i] = s.head.Load()
 	}
+	w.takeDefs()
+	n := 0
+	for i, s := range list {
+		n += w.drainShard(s, heads[i])
+	}
+	return n
+}
+
+// takeDefs hands the probe definitions announced so far to out.
+func (w *Async) takeDefs() {
 	w.defMu.Lock()
 	defs := w.newDefs
 	w.newDefs = nil
@@ -359,32 +437,29 @@ func (w *Async) pass() int {
 	for _, d := range defs {
 		w.out.define(d)
 	}
-	n := 0
-	for i, s := range list {
-		t, h := s.tail.Load(), heads[i]
-		n += int(h - t)
-		for t < h {
-			lo := t & s.mask
-			k := num.Min(h-t, num.Min(s.mask+1-lo, drainBatch))
-			w.out.records(s.buf[lo : lo+k])
-			t += k
-			s.tail.Store(t)
-			w.pending.Store(w.out.recs)
-		}
-		if s.dropped.Load() != s.harvested {
-			s.mu.Lock()
-			l := s.lost
-			s.lost = Loss{}
-			s.harvested = s.dropped.Load()
-			s.mu.Unlock()
-			l.Reason = LossQueueFull
-			w.out.loss(l)
-		}
+}
+
+// drainShard encodes s's records up to head h (read before takeDefs) and the
+// records dropped from it so far, and returns how many records it encoded.
+func (w *Async) drainShard(s *shard, h uint64) int {
+	t := s.tail.Load()
+	n := int(h - t)
+	for t < h {
+		lo := t & s.mask
+		k := num.Min(h-t, num.Min(s.mask+1-lo, drainBatch))
+		w.out.records(s.buf[lo : lo+k])
+		t += k
+		s.tail.Store(t)
+		w.pending.Store(w.out.recs)
 	}
-	if n > 0 && w.waiters.Load() > 0 {
-		w.waitMu.Lock()
-		w.waitC.Broadcast()
-		w.waitMu.Unlock()
+	if s.dropped.Load() != s.harvested {
+		s.mu.Lock()
+		l := s.lost
+		s.lost = Loss{}
+		s.harvested = s.dropped.Load()
+		s.mu.Unlock()
+		l.Reason = LossQueueFull
+		w.out.loss(l)
 	}
 	return n
 }

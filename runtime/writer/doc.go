@@ -11,10 +11,12 @@
 //
 //   - [Async] (NewAsync): producers copy each record into a ring owned by their P
 //     (procPin), with no lock and no allocation; one writer goroutine encodes the
-//     rings into chunks and writes them. When a ring is full, [Drop] discards the
-//     record and counts it (the count reaches the file as a loss record) and [Block]
-//     makes the producer wait. This is the writer to use when a core is free for
-//     the writer goroutine.
+//     rings into chunks and writes them. When a ring is full, [Block] (the
+//     default) makes the producer drain its own ring (an assist: it encodes and
+//     writes, as Sync does, instead of waiting for the writer goroutine to get a
+//     CPU), and [Drop] discards the record and counts it (the count reaches the
+//     file as a loss record). This is the writer to use when a core is free for
+//     the writer goroutine; without one, assists keep it lossless.
 //   - [Sync] (NewSync): Write encodes under a lock and writes the chunk it fills.
 //     Nothing is dropped for lack of room; the producer pays for encoding and for
 //     the occasional write. Kieker found it the better choice on a single core.
@@ -41,8 +43,9 @@
 // # Accounting
 //
 // Every record passed to Write is, in the end, counted once in Stats: Written (its
-// chunk was accepted by the operating system) or Dropped (queue full, write error,
-// Write after Close); until then it is Queued. Drops of the first two kinds are
+// chunk was accepted by the operating system) or Dropped (queue full under Drop,
+// write error, Write after Close; Stats.QueueFull and Stats.Late tell them
+// apart); until then it is Queued. Options.OnClose receives the final Stats. Drops of the first two kinds are
 // also written into the stream as loss records ("N records lost between t1 and
 // t2") as soon as the file takes writes again.
 //
@@ -78,6 +81,10 @@
 //
 // # Times
 //
-// Record times are readings of the monitor's monotonic clock (runtime.nanotime,
-// also returned by [Monotonic]); [Header].Clock maps them to wall time.
+// Record times in files are nanoseconds of the monitor's monotonic clock
+// (runtime.nanotime, also returned by [Monotonic]); [Header].Clock maps them to
+// wall time. The monitor stamps records with [Ticks], the time-stamp counter
+// where it is invariant and cheaper than runtime.nanotime, and sets
+// Options.TickTimes: the writer converts with a calibration against
+// runtime.nanotime (clock.go) and names the clock in the header.
 package writer

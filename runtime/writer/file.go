@@ -82,6 +82,8 @@ type fileOut struct {
 	hdr    encoder // builds header chunks
 	hdrOut []byte
 
+	cal *calibration // converts ticks to nanoseconds; nil: they are nanoseconds
+
 	c counters
 }
 
@@ -94,6 +96,9 @@ func newFileOut(opt *Options) (*fileOut, error) {
 		defSeen: make(map[uint32]ProbeDef),
 		enc:     newEncoder(opt.ChunkBytes),
 		hdr:     newEncoder(opt.ChunkBytes),
+	}
+	if opt.TickTimes {
+		o.cal = currentCal()
 	}
 	o.c.cur.Store(&noFile)
 	if err := o.open(); err != nil {
@@ -234,10 +239,12 @@ func (o *fileOut) define(d ProbeDef) {
 	o.defs = append(o.defs, d)
 }
 
+// loss adds lost records whose span is in ticks.
 func (o *fileOut) loss(l Loss) {
 	if l.Count == 0 {
 		return
 	}
+	l.From, l.To = o.cal.ns(l.From), o.cal.ns(l.To)
 	o.pend[l.Reason%lossReasons].merge(l)
 	o.pendAny = true
 }
@@ -284,11 +291,16 @@ func (o *fileOut) prelude() {
 	}
 }
 
-// records encodes rs, writing chunks as they fill.
+// records encodes rs, writing chunks as they fill. Their times are ticks
+// (Ticks); records converts them to nanoseconds in place: the caller (the
+// async writer) owns rs until it frees their slots.
 func (o *fileOut) records(rs []Record) {
+	for i := range rs {
+		o.toNs(&rs[i])
+	}
 	for len(rs) > 0 {
 		if o.failing || o.needPrelude() {
-			o.record(&rs[0])
+			o.recordNs(&rs[0])
 			rs = rs[1:]
 			continue
 		}
@@ -304,7 +316,25 @@ func (o *fileOut) records(rs []Record) {
 	}
 }
 
+// record encodes one record whose times are ticks; r is not changed.
 func (o *fileOut) record(r *Record) {
+	rec := *r
+	o.toNs(&rec)
+	o.recordNs(&rec)
+}
+
+// toNs converts a record's times from ticks to nanoseconds. A link (FlagLink)
+// carries its time in TOut and a goroutine id in TIn (writer.Link.Record).
+func (o *fileOut) toNs(r *Record) {
+	if r.Flags&FlagLink != 0 {
+		r.TOut = o.cal.ns(r.TOut)
+		return
+	}
+	r.TIn, r.TOut = o.cal.ns(r.TIn), o.cal.ns(r.TOut)
+}
+
+// recordNs encodes one record whose times are nanoseconds.
+func (o *fileOut) recordNs(r *Record) {
 	if !o.failing && o.needPrelude() {
 		o.prelude()
 	}
@@ -319,6 +349,14 @@ func (o *fileOut) record(r *Record) {
 	o.recs++
 	if o.enc.payload() >= o.opt.ChunkBytes {
 		o.writeChunk()
+	}
+}
+
+// clock renews the calibration the records are converted with (refineClock);
+// the owner calls it once per pass or flush.
+func (o *fileOut) clock() {
+	if o.opt.TickTimes {
+		o.cal = refineClock()
 	}
 }
 

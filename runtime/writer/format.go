@@ -13,7 +13,7 @@ const (
 	// FormatMajor changes when a reader of the previous major version could misread
 	// a file; FormatMinor changes when something is added that older readers skip.
 	FormatMajor = 1
-	FormatMinor = 2
+	FormatMinor = 3 // 1.1: definitions anchored per chunk; 1.2: links; 1.3: the header names the record clock
 
 	chunkHeaderLen = 12      // sync marker, payload length, CRC-32C
 	maxChunkLen    = 1 << 20 // largest payload a reader accepts
@@ -123,6 +123,11 @@ type Header struct {
 	PID          int
 	Host         string
 	Binary       string
+	// Since 1.1: the clock the probes read (record times are nanoseconds of
+	// runtime.nanotime's scale whichever it was) and, for a counter, its
+	// calibrated rate in ticks per second when the file was started.
+	ClockSource ClockSource
+	TickHz      uint64
 }
 
 // ---- varints ----
@@ -260,6 +265,8 @@ func (e *encoder) header(h *Header) {
 	b = binary.AppendUvarint(b, uint64(h.PID))
 	b = appendString(b, h.Host)
 	b = appendString(b, h.Binary)
+	b = binary.AppendUvarint(b, uint64(h.ClockSource))
+	b = binary.AppendUvarint(b, h.TickHz)
 	e.item(wireHeader, b)
 	e.tmp = b
 }
@@ -413,6 +420,14 @@ func decodeHeader(c *cursor, h *Header) {
 	h.PID = c.uintv()
 	h.Host = c.str()
 	h.Binary = c.str()
+	if h.Major == 1 && h.Minor >= 3 {
+		src := c.uvarint()
+		if src > math.MaxUint8 {
+			c.bad = true
+		}
+		h.ClockSource = ClockSource(src)
+		h.TickHz = c.uvarint()
+	}
 }
 
 func decodeProbe(c *cursor, d *ProbeDef) {

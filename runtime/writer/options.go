@@ -16,12 +16,15 @@ var ErrClosed = errors.New("writer: closed")
 type OnFull uint8
 
 const (
+	// Block, the default, makes the producer drain its own queue (encode its
+	// records and write the chunks they fill) when the queue is full and the
+	// writer goroutine has not made room: the producer waits for the disk, as
+	// with Sync, but never for the scheduler to run the writer goroutine.
+	// Records are never dropped for lack of room (only for write errors).
+	Block OnFull = iota
 	// Drop discards the record and counts it; the count reaches the stream as a
 	// loss record. The producer never waits.
-	Drop OnFull = iota
-	// Block makes the producer wait until the writer goroutine has made room.
-	// Records are never dropped for lack of room (only for write errors).
-	Block
+	Drop
 )
 
 // Options configure Async and Sync. The zero value of every field is a documented
@@ -36,7 +39,7 @@ type Options struct {
 	// per-P queues (rounded up to a power of two per P). Default 65536. Sync ignores it.
 	QueueSize int
 
-	// OnFull is the Async policy when a queue is full. Default Drop.
+	// OnFull is the Async policy when a queue is full. Default Block.
 	OnFull OnFull
 
 	// RotateBytes starts a new file (a new header, all probe definitions again) once
@@ -68,6 +71,16 @@ type Options struct {
 	// means ignore.
 	OnError func(error)
 
+	// TickTimes says that Record.TIn and Record.TOut are Ticks readings, which
+	// the writer converts to nanoseconds (the monitor's records); otherwise they
+	// are nanoseconds of runtime.nanotime's scale and written as they are. The
+	// header names the clock either way.
+	TickTimes bool
+
+	// OnClose, when set, is called once by the first Close with the final
+	// Stats, after the file is closed: the monitor reports losses with it.
+	OnClose func(Stats)
+
 	create func(name string) (io.WriteCloser, error) // tests substitute failing files
 }
 
@@ -83,6 +96,15 @@ type Stats struct {
 	Files       int    // files started (1 + rotations)
 	CurrentFile string // file being written; "" when none is open
 	Errors      uint64 // failed create, write, rotate and close calls
+	// The parts of Dropped with a known cause: the queue was full (OnFull Drop),
+	// and Write after Close (or after the writer stopped on an internal
+	// error). The rest were lost to write errors.
+	QueueFull uint64
+	Late      uint64
+	// Async only: records producers encoded themselves because their queue
+	// was full (OnFull Block), and times a producer woke the writer goroutine.
+	Assisted uint64
+	Wakes    uint64
 }
 
 // Output is what every writer in this package offers: a Sink that can be flushed,
@@ -164,7 +186,24 @@ func (o *Options) header(stream uint64, seq int) Header {
 		PID:    o.PID,
 		Host:   o.Host,
 		Binary: o.Binary,
+
+		ClockSource: o.clockSource(),
+		TickHz:      o.tickHz(),
 	}
+}
+
+func (o *Options) clockSource() ClockSource {
+	if o.TickTimes {
+		return TickSource()
+	}
+	return ClockNanotime
+}
+
+func (o *Options) tickHz() uint64 {
+	if o.TickTimes {
+		return TickHz()
+	}
+	return 0
 }
 
 func newStreamID() uint64 { return rand.Uint64() }

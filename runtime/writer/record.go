@@ -14,8 +14,11 @@ type Record struct {
 	ESS   uint32 // execution stack size (depth) within the trace at entry
 	Trace uint64 // trace id, unique within the stream
 	GID   uint64 // goroutine id
-	TIn   int64  // entry, monotonic ns (runtime.nanotime); Header.Clock maps it to wall time
-	TOut  int64  // exit, same clock
+	// TIn and TOut are entry and exit times: monotonic ns (runtime.nanotime)
+	// in files, where Header.Clock maps them to wall time; from the monitor,
+	// Ticks readings (Options.TickTimes, TicksToNanos).
+	TIn  int64
+	TOut int64
 	// Size is the optional summary of the first non-error result (len or value);
 	// meaningful only when Flags has FlagSize.
 	Size int64

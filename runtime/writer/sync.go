@@ -13,14 +13,15 @@ import (
 // cost is a lock per record and an occasional write on the producer's time. Kieker
 // measured the synchronous writer as the better choice on a single core.
 type Sync struct {
-	mu       sync.Mutex
-	out      *fileOut
-	closed   bool
-	closeErr error
-	timer    *time.Timer
-	late     atomic.Uint64 // Write after Close
-	rep      error         // for OnError once s.mu is released (guarded)
-	opt      Options
+	mu        sync.Mutex
+	out       *fileOut
+	closed    bool
+	closeErr  error
+	timer     *time.Timer
+	late      atomic.Uint64 // Write after Close
+	rep       error         // for OnError once s.mu is released (guarded)
+	opt       Options
+	closeOnce sync.Once // OnClose
 }
 
 // NewSync creates the file at opt.Path and writes its header. It fails only when the
@@ -43,6 +44,7 @@ func (s *Sync) tick() {
 		if s.closed {
 			return
 		}
+		s.out.clock()
 		s.out.flush()
 		s.rep = s.out.takeReport()
 		s.timer.Reset(s.opt.FlushInterval)
@@ -133,6 +135,9 @@ func (s *Sync) Close() (err error) {
 		}
 		err = s.closeErr
 	})
+	if s.opt.OnClose != nil {
+		s.closeOnce.Do(func() { s.opt.OnClose(s.Stats()) })
+	}
 	return err
 }
 
@@ -147,6 +152,7 @@ func (s *Sync) Stats() Stats {
 	st.Queued = s.out.recs
 	s.out.c.fill(&st)
 	s.mu.Unlock()
-	st.Dropped += s.late.Load()
+	st.Late = s.late.Load()
+	st.Dropped += st.Late
 	return st
 }
