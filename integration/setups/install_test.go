@@ -3,6 +3,8 @@ package setups
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,9 +67,13 @@ func TestInstallPathPrintedCommands(t *testing.T) {
 		checkInstall(t, nil, "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
 	})
 	t.Run("release", func(t *testing.T) {
-		proxy := runtimeProxy(t, "v0.9.0")
+		// A version named by the runtime's content: the module cache keeps
+		// what it downloaded, and a fixed version would serve an older runtime
+		// to a later run.
+		version := "v0.9.0-test." + runtimeDigest(t)
+		proxy := runtimeProxy(t, version)
 		env := []string{"GOPROXY=file://" + filepath.ToSlash(proxy), "GOSUMDB=off", "GOFLAGS="}
-		checkInstall(t, env, "--runtime-version", "v0.9.0")
+		checkInstall(t, env, "--runtime-version", version)
 	})
 }
 
@@ -107,6 +113,30 @@ func checkInstall(t *testing.T, env []string, flags ...string) {
 			t.Errorf("the instrumented test recorded nothing")
 		}
 	}
+}
+
+// runtimeDigest is 12 hex digits of a digest of the runtime module's files.
+func runtimeDigest(t *testing.T) string {
+	t.Helper()
+	h := sha256.New()
+	src := filepath.Join(itest.RepoRoot, "runtime")
+	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		h.Write([]byte(rel))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // runtimeProxy writes a file:// module proxy serving this checkout's runtime
