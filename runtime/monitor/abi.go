@@ -225,7 +225,8 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	if failed {
 		f |= callFailed
 	}
-	if panicking(c) {
+	gp := getg()
+	if panickingOn(gp, c) {
 		f |= callPanicked
 	}
 	if hasSize {
@@ -235,7 +236,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		p.stats.addCall(t1-c.t0, f, size)
 		return
 	}
-	s, ctx := c.exitTrace(t1)
+	s, ctx := c.exitTrace(gp, t1)
 	if s != nil {
 		f |= callRecorded
 	}

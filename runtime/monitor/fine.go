@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -104,8 +105,8 @@ func sampled() bool {
 // not recorded (not sampled, or no sink).
 //
 //go:norace
-func (c *Call) exitTrace(t1 int64) (writer.Sink, *traceCtx) {
-	ctx := context()
+func (c *Call) exitTrace(gp unsafe.Pointer, t1 int64) (writer.Sink, *traceCtx) {
+	ctx := contextOf(gp)
 	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
 	ctx.exited(t1)
 	if c.fine&flagSampled == 0 {
@@ -120,7 +121,7 @@ func (c *Call) exitTrace(t1 int64) (writer.Sink, *traceCtx) {
 //
 //go:norace
 func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
-	if s, ctx := c.exitTrace(t1); s != nil {
+	if s, ctx := c.exitTrace(getg(), t1); s != nil {
 		c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
 	}
 }

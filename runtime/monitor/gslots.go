@@ -24,11 +24,16 @@ import (
 // goroutine's first fine call. go:norace: see traceCtx.
 //
 //go:norace
-func context() *traceCtx {
+func context() *traceCtx { return contextOf(getg()) }
+
+// contextOf is context for the running goroutine's g, gp (getg()): an exit
+// reads g once for the panic check and the context.
+//
+//go:norace
+func contextOf(gp unsafe.Pointer) *traceCtx {
 	if !glayout.ok {
 		return portableContext()
 	}
-	gp := getg()
 	id := *(*uint64)(unsafe.Add(gp, glayout.goid))
 	ctx := gslots.find(uintptr(gp))
 	if ctx == nil {
@@ -50,11 +55,16 @@ func context() *traceCtx {
 // argument and is no panic. Without the layout it reports false.
 //
 //go:nocheckptr
-func panicking(c *Call) bool {
+func panicking(c *Call) bool { return panickingOn(getg(), c) }
+
+// panickingOn is panicking for the running goroutine's g, gp.
+//
+//go:nocheckptr
+func panickingOn(gp unsafe.Pointer, c *Call) bool {
 	if !glayout.ok {
 		return false
 	}
-	p := *(*unsafe.Pointer)(unsafe.Add(getg(), glayout.panic))
+	p := *(*unsafe.Pointer)(unsafe.Add(gp, glayout.panic))
 	if p == nil || uintptr(p) > uintptr(unsafe.Pointer(c)) {
 		return false
 	}

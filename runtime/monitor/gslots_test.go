@@ -8,13 +8,15 @@ import (
 	"unsafe"
 )
 
-// TestLayout: on the architectures with getg the calibration must find the
-// layout; anything else silently costs a thousand times more per fine call.
+// TestMain calibrates the layout first, as the first registration does in a
+// program.
 func TestMain(m *testing.M) {
 	ensureLayout()
 	os.Exit(m.Run())
 }
 
+// TestLayout: on the architectures with getg the calibration must find the
+// layout; anything else silently costs a thousand times more per fine call.
 func TestLayout(t *testing.T) {
 	if !haveGetg {
 		t.Skipf("no getg on %s: the portable slots are in use", runtime.GOARCH)

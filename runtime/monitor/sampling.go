@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -35,13 +36,24 @@ import (
 var pieceWindow = int64(10 * time.Second)
 
 // pieceTicks is pieceWindow in the probes' clock (clock.go): the exits'
-// times are its ticks. Computed once per period, not per call.
+// times are its ticks. The rate is read once per window length (a trace root
+// starts a period, and reading the calibration costs a clock read): the
+// calibration's refinements are far below what a window of seconds resolves.
 func pieceTicks() int64 {
 	if !useTSC {
 		return pieceWindow
 	}
-	return int64(float64(pieceWindow) / writer.NanosPerTick())
+	if c := pieceCache.Load(); c != nil && c.window == pieceWindow {
+		return c.ticks
+	}
+	c := &pieceConv{window: pieceWindow, ticks: int64(float64(pieceWindow) / writer.NanosPerTick())}
+	pieceCache.Store(c)
+	return c.ticks
 }
+
+type pieceConv struct{ window, ticks int64 }
+
+var pieceCache atomic.Pointer[pieceConv]
 
 // noDepth is larger than any depth.
 const noDepth = ^uint32(0)
