@@ -28,7 +28,7 @@ import (
 // go binary and its version are part of the key.
 
 // cacheVersion names the layout of stored plans.
-const cacheVersion = "tigris-driver-1"
+const cacheVersion = "tigris-driver-2"
 
 // stored is one cached plan.
 type stored struct {

@@ -6,7 +6,10 @@
 //  2. Plan loads tigris.yaml and, with `go list -deps`, the packages of the
 //     build. For each package it reads the syntax of its files and computes
 //     what the pointcuts can select there (pointcut.Restrict); a package with
-//     a selection gets a digest (rewriter.Session.PackageDigest).
+//     a selection gets a digest (rewriter.Session.PackageDigest). This is the
+//     one time the build parses tigris.yaml: the plan keeps what links need
+//     (the run-time settings) and each selection is stored under its digest
+//     for the package's compile (rewriter.WriteSelection).
 //  3. Command runs the go command: plain when no package has a digest (the
 //     binary links no tigris code at all), otherwise with
 //     -toolexec="tigris toolexec --plan=FILE" and, for each package with a

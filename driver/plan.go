@@ -39,6 +39,9 @@ type Build struct {
 type Package struct {
 	ImportPath string
 	Digest     string
+	// Selection is what the config can select in the package
+	// (pointcut.Restrict), which its compile reads instead of the config.
+	Selection string
 	// GCFlags are the compiler flags the user's -gcflags give the package,
 	// which the package's added -gcflags must repeat.
 	GCFlags []string
@@ -85,7 +88,7 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 	if st, ok := load(key); ok {
 		b.Packages, b.Plan, b.Why = st.Packages, st.Plan, st.Why
 		if b.Plan != nil {
-			if b.PlanFile, err = rewriter.WritePlan(b.Plan); err != nil {
+			if err := b.write(); err != nil {
 				return nil, err
 			}
 		}
@@ -120,13 +123,14 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 	}
 	for _, p := range pkgs {
 		syn := rewriter.PackageSyntax(p.path, p.files)
-		d := s.PackageDigest(identity, syn, p.std)
+		d, sel := s.PackageDigest(identity, syn, p.std)
 		if d == "" {
 			continue
 		}
 		b.Packages = append(b.Packages, Package{
 			ImportPath: p.path,
 			Digest:     d,
+			Selection:  sel,
 			GCFlags:    gcflags.For(goflags.Package{ImportPath: p.path, Dir: p.dir, Standard: p.std, Cmdline: p.cmdline}),
 		})
 	}
@@ -134,24 +138,28 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 		b.Why = fmt.Sprintf("%s selects nothing in the %d packages of the build", path, len(pkgs))
 		return b, nil
 	}
-	digest, err := rewriter.FileDigest(path)
-	if err != nil {
-		return nil, err
-	}
-	b.Plan = &rewriter.Plan{
-		Config:       path,
-		ConfigDigest: digest,
-		Dir:          inv.Dir,
-		GoExe:        b.GoExe,
-		Subcommand:   inv.Command.Subcommand,
-		Flags:        inv.Command.Flags,
-		Packages:     inv.Command.Packages,
-		LinkID:       s.LinkID(identity),
-	}
-	if b.PlanFile, err = rewriter.WritePlan(b.Plan); err != nil {
+	b.Plan = s.Plan(path, identity)
+	b.Plan.Dir = inv.Dir
+	b.Plan.GoExe = b.GoExe
+	b.Plan.Subcommand = inv.Command.Subcommand
+	b.Plan.Flags = inv.Command.Flags
+	b.Plan.Packages = inv.Command.Packages
+	if err := b.write(); err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// write stores the plan and the packages' selections for the build's tool
+// invocations.
+func (b *Build) write() (err error) {
+	for _, p := range b.Packages {
+		if err := rewriter.WriteSelection(p.Digest, p.Selection); err != nil {
+			return err
+		}
+	}
+	b.PlanFile, err = rewriter.WritePlan(b.Plan)
+	return err
 }
 
 // findConfig is --config, else TIGRIS_CONFIG, else tigris.yaml upward from

@@ -62,18 +62,33 @@ func CacheDir() string { return tigrisCacheDir() }
 // PackageDigest is the value of a package's DigestFlag in a planned build, ""
 // when tigris leaves the package alone: it is excluded (std without std:
 // true, tigris's own, ...) or the pointcuts select nothing its syntax allows.
-func (s *Session) PackageDigest(identity string, syn *pointcut.Syntax, std bool) string {
+// selection is what the pointcuts can select there (pointcut.Restrict), which
+// the package's compile reads instead of the config (WriteSelection).
+func (s *Session) PackageDigest(identity string, syn *pointcut.Syntax, std bool) (digest, selection string) {
 	if !s.Active() || s.packageExcluded(syn.Path, std) != "" {
-		return ""
+		return "", ""
 	}
 	r := s.cfg.Instrument.Restrict(syn)
 	if r == "" {
-		return ""
+		return "", ""
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\nidentity %s\nstd %v\ninlinable %s\nadmin %v\nselection\n%s",
 		digestVersion, identity, s.cfg.Std, s.cfg.Inlinable, s.cfg.AdminLink, r)
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return hex.EncodeToString(h.Sum(nil))[:32], r
+}
+
+// Plan starts the plan of a build with the part of the config its compiles
+// and links need; the driver adds the go command's side.
+func (s *Session) Plan(config, identity string) *Plan {
+	return &Plan{
+		Config:    config,
+		Std:       s.cfg.Std,
+		Inlinable: s.cfg.Inlinable,
+		AdminLink: s.cfg.AdminLink,
+		Settings:  s.settingsText,
+		LinkID:    s.LinkID(identity),
+	}
 }
 
 // LinkID is the link -V=full suffix of a planned build: the whole config

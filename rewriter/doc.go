@@ -16,7 +16,8 @@
 //     line plus the plan's LinkID; without a plan both add a fingerprint of the
 //     tigris binary, the config and the runtime sources (fingerprint.go).
 //   - compile (compile.go): in a planned build only compiles whose -gcflags carry
-//     DigestFlag are instrumented. The argv is parsed (argv.go) into a CompileJob
+//     DigestFlag are instrumented, with the selection stored under that digest
+//     (PlannedSession) rather than the config. The argv is parsed (argv.go) into a CompileJob
 //     (job.go); the compiler first compiles the package unchanged with -m to say
 //     which functions it inlines; Session.Instrument (instrument.go) parses and
 //     type-checks the package, matches its functions (signature.go), plans the

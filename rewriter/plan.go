@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tigrisgo/tigris/config"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 // A Plan is what `tigris go` decided before it ran the go command (package
@@ -24,10 +27,19 @@ import (
 // package is recompiled when, and only when, what tigris can select in it
 // changes. The flag is removed before the compiler runs.
 type Plan struct {
-	// Config is the absolute path of tigris.yaml and ConfigDigest the SHA-256
-	// of its content when the plan was made; a build that sees another
-	// content stops (the file changed in the middle of the build).
-	Config, ConfigDigest string
+	// Config is the absolute path of tigris.yaml, for messages. The build
+	// never reads it again: the plan holds what the compiles and links need
+	// of it, as it was when the plan was made, so a big config is parsed once
+	// per build and an edit during a build takes effect in the next one.
+	Config string
+	// Std, Inlinable and AdminLink are the config's monitor.std,
+	// monitor.inlinable and admin.link; Settings is the run-time settings text
+	// links embed. Each instrumented package's pointcut restriction is in the
+	// selection file named by its digest (WriteSelection).
+	Std       bool
+	Inlinable string
+	AdminLink bool
+	Settings  string
 	// Dir, GoExe, Subcommand, Flags and Packages describe the go command as
 	// the user wrote it (the flags to replay in a nested go list, without
 	// what the driver added).
@@ -46,7 +58,7 @@ type Plan struct {
 const DigestFlag = "tigris"
 
 // planVersion names the plan file's layout.
-const planVersion = "tigris-plan-1"
+const planVersion = "tigris-plan-2"
 
 // WritePlan stores p in tigris's cache directory under a name made of its
 // content and returns the file's path. Plans are small and content-addressed,
@@ -67,11 +79,65 @@ func WritePlan(p *Plan) (string, error) {
 	dir = filepath.Join(dir, "plans")
 	sum := sha256.Sum256(data)
 	name := filepath.Join(dir, hex.EncodeToString(sum[:16])+".json")
-	if _, err := os.Stat(name); err == nil {
+	if reuse(name) {
 		return name, nil
 	}
 	pruneOld(dir, weekOld)
 	return name, writeFileAtomic(name, data)
+}
+
+// reuse reports whether the content-named file exists, and if so marks it
+// as used now, so that no build prunes it while this one needs it.
+func reuse(name string) bool {
+	now := time.Now()
+	return os.Chtimes(name, now, now) == nil
+}
+
+// WriteSelection stores a package's pointcut restriction under its digest
+// (Session.PackageDigest) next to the plans, for the package's compile
+// (PlannedSession). The digest covers the text, so an existing file holds it
+// already.
+func WriteSelection(digest, selection string) error {
+	name, err := selectionFile(digest)
+	if err != nil || reuse(name) {
+		return err
+	}
+	return writeFileAtomic(name, []byte(selection))
+}
+
+func selectionFile(digest string) (string, error) {
+	dir := tigrisCacheDir()
+	if dir == "" {
+		return "", errors.New("no user cache directory for the build plan (set XDG_CACHE_HOME or HOME)")
+	}
+	if digest == "" || strings.ContainsAny(digest, `/\.`) {
+		return "", fmt.Errorf("%q is not a package digest", digest)
+	}
+	return filepath.Join(dir, "plans", digest+".sel"), nil
+}
+
+// PlannedSession is the session of one compile or link of a planned build:
+// the plan's part of the config and, for the compile of an instrumented
+// package (digest ≠ ""), its selection. Nothing parses tigris.yaml.
+func PlannedSession(plan *Plan, digest string) (*Session, error) {
+	sel := ""
+	if digest != "" {
+		name, err := selectionFile(digest)
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("reading the package's selection: %w (was it removed during the build?)", err)
+		}
+		sel = string(data)
+	}
+	instrument, err := pointcut.ParseGraph(sel)
+	if err != nil {
+		return nil, fmt.Errorf("the package's selection (digest %s): %w", digest, err)
+	}
+	cfg := &config.Config{Path: plan.Config, Instrument: instrument, Std: plan.Std, Inlinable: plan.Inlinable, AdminLink: plan.AdminLink}
+	return &Session{cfg: cfg, settingsText: plan.Settings}, nil
 }
 
 // ReadPlan reads a plan written by WritePlan.
@@ -88,16 +154,6 @@ func ReadPlan(name string) (*Plan, error) {
 		return nil, fmt.Errorf("build plan %s: not a plan of this tigris", name)
 	}
 	return &v.Plan, nil
-}
-
-// FileDigest is the hex SHA-256 of a file's content.
-func FileDigest(name string) (string, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 // weekOld is how old a plan file gets before WritePlan removes it.

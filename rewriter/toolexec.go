@@ -94,8 +94,8 @@ func RunTool(opts SessionOptions, toolArgs []string, stdio Stdio) error {
 
 // planned runs a compile or link of a build `tigris go` planned (Plan): the
 // compiler's identity is its own, a compile without DigestFlag is a plain
-// compile, and the config is loaded only for the compiles and links that
-// need it.
+// compile, and the session comes from the plan and the package's selection
+// (PlannedSession): no tool invocation parses tigris.yaml.
 func (p *proxy) planned() error {
 	plan, err := ReadPlan(p.opts.Plan)
 	if err != nil {
@@ -108,16 +108,19 @@ func (p *proxy) planned() error {
 		}
 		return p.versionWith(plan.LinkID)
 	}
-	if p.name == "compile" && !hasFlag(p.args, DigestFlag) {
-		return p.exec(p.args)
-	}
-	if digest, err := FileDigest(plan.Config); err != nil || digest != plan.ConfigDigest {
-		return fmt.Errorf("%s changed during the build (or cannot be read: %v); run the build again", plan.Config, err)
+	digest := ""
+	if p.name == "compile" {
+		if digest, err = flagValue(p.args, DigestFlag); err != nil {
+			return fmt.Errorf("compile: %w", err)
+		}
+		if digest == "" {
+			return p.exec(p.args)
+		}
 	}
 	p.opts.ConfigPath, p.opts.Dir = plan.Config, plan.Dir
-	s, err := NewSession(p.opts)
+	s, err := PlannedSession(plan, digest)
 	if err != nil {
-		return fmt.Errorf("loading the tigris config: %w", err)
+		return fmt.Errorf("%s %s: %w", p.name, p.importPath, err)
 	}
 	p.session = s
 	if err := checkToolchain(p.tool); err != nil {
@@ -129,18 +132,19 @@ func (p *proxy) planned() error {
 	return p.link()
 }
 
-// hasFlag reports whether args, response files expanded, hold -name=value.
-func hasFlag(args []string, name string) bool {
+// flagValue is the value of -name=value in args, response files expanded;
+// "" when there is none.
+func flagValue(args []string, name string) (string, error) {
 	expanded, _, err := expandResponseFiles(args, 0)
 	if err != nil {
-		return true // let compile() report the response file
+		return "", err
 	}
 	for _, a := range expanded {
-		if strings.HasPrefix(a, "-"+name+"=") {
-			return true
+		if v, ok := strings.CutPrefix(a, "-"+name+"="); ok {
+			return v, nil
 		}
 	}
-	return false
+	return "", nil
 }
 
 // ToolName is the name of the tool at path: its base name without ".exe".

@@ -145,6 +145,22 @@ func TestRestrictSound(t *testing.T) {
 	}
 	for i := range pcs {
 		si := selects(pcs[i])
+		// What a planned compile parses instead of the config selects the same.
+		if g := pcs[i].Restrict(s); g != "" {
+			q, err := ParseGraph(g)
+			if err != nil {
+				t.Fatalf("%s: ParseGraph(%q): %v", pool[i], g, err)
+			}
+			if again := q.Restrict(s); again != g {
+				t.Errorf("%s: the graph read back restricts to\n%s, want\n%s", pool[i], again, g)
+			}
+			for k, b := range selects(q) {
+				if b != si[k] {
+					t.Errorf("%s: its restriction read back selects differently (join point %d)", pool[i], k)
+					break
+				}
+			}
+		}
 		if pcs[i].Restrict(s) == "" {
 			for _, b := range si {
 				if b {
