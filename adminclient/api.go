@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
-	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
+	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 )
 
 // The probes Server registers, in id order, with their calls: Find 30 times,
