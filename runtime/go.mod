@@ -6,9 +6,4 @@ module github.com/tigrisgo/tigris/runtime
 // only from 1.21 on, so any user go line is kept. Check before raising it.
 go 1.18
 
-require (
-	github.com/alecthomas/participle/v2 v2.1.4
-	github.com/stretchr/testify v1.12.1
-)
-
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require github.com/alecthomas/participle/v2 v2.1.4

@@ -5,7 +5,12 @@
 // Only the runtime module (github.com/tigrisgo/tigris/runtime, go 1.18)
 // enters the user's module graph, never the tigris command, so the user's go
 // line does not move: the go command raises a module's go line to a
-// dependency's only from go 1.21 on. Since no package of the user's module
+// dependency's only from go 1.21 on. A go.mod without a go line is read as
+// go 1.16, but any go command that writes it adds its own version: setup
+// writes "go 1.16" first (ImpliedGoLine), so the language stays the one the
+// module had. The runtime module requires nothing but participle (whose own
+// graph is small and at go 1.18 or lower), so that requiring it upgrades no
+// module a user already depends on but those. Since no package of the user's module
 // imports the runtime, `go mod tidy` would drop the requirement again;
 // setup therefore writes tigris_runtime.go, a file that imports the runtime
 // packages under a build tag no build sets, which keeps the requirement (and

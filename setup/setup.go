@@ -2,6 +2,7 @@ package setup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/parser"
@@ -71,6 +72,12 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if line, err := goLine(ctx, root); err != nil {
+		return err
+	} else if line == "" {
+		fmt.Fprintf(opts.Out, "go.mod has no go line, which the go command reads as go %s; writing that down keeps it (go get would write its own version)\n", ImpliedGoLine)
+		cmds = append([][]string{{"mod", "edit", "-go=" + ImpliedGoLine}}, cmds...)
+	}
 	for _, args := range cmds {
 		fmt.Fprintf(opts.Out, "go %s\n", strings.Join(quoteAll(args), " "))
 		cmd := exec.CommandContext(ctx, "go", args...)
@@ -109,6 +116,28 @@ func Commands(opts Options) ([][]string, error) {
 		return nil, errors.New("no runtime version: this tigris is a development build; give --runtime with the runtime directory of its checkout")
 	}
 	return [][]string{{"get", RuntimeModule + "@" + opts.Version}}, nil
+}
+
+// ImpliedGoLine is the go line the go command assumes for a go.mod without
+// one (https://go.dev/ref/mod#go-mod-file-go). A go command that writes such a
+// go.mod (go get, go mod tidy) adds its own version instead, which would move
+// the module's language version and vet checks; tigris init writes this one
+// first.
+const ImpliedGoLine = "1.16"
+
+// goLine returns the go line of the module in root, "" when it has none.
+func goLine(ctx context.Context, root string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "edit", "-json")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod edit -json: %w", err)
+	}
+	var mod struct{ Go string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return "", fmt.Errorf("go mod edit -json: %w", err)
+	}
+	return mod.Go, nil
 }
 
 // moduleOf returns the root directory and path of the module of dir.

@@ -39,6 +39,8 @@ func newInitCmd() *cobra.Command {
     that checkout instead:
         go mod edit -require=` + setup.RuntimeModule + `@v0.0.0 -replace=` + setup.RuntimeModule + `=<checkout>/runtime
         go get ` + setup.RuntimeModule + `@v0.0.0
+    A go.mod without a go line (read as go 1.16) first gets "go 1.16" written
+    down (go mod edit -go=1.16), since go get would write its own version.
     init prints the commands it runs; they work the same typed by hand. Drop the
     replace before you publish the module. --no-get skips steps 2 and 3.
 

@@ -9,25 +9,42 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
+	"github.com/tigrisgo/tigris/setup"
 )
 
-// initModule writes a module with files, then runs `tigris init` in it as a
-// new user would (with this checkout's runtime) and returns its directory.
-// go.mod's go line must survive init and go mod tidy.
+// initModule writes a module with files and go.mod's go line goLine ("" for
+// none), then runs `tigris init` in it as a new user would (with this
+// checkout's runtime) and returns its directory. go.mod's go line must survive
+// init and go mod tidy; a missing one must become the go 1.16 the go command
+// reads it as.
 func initModule(t *testing.T, goLine string, files map[string]string) string {
 	t.Helper()
 	itest.RequireGo(t)
 	dir := t.TempDir()
-	itest.WriteFile(t, filepath.Join(dir, "go.mod"), "module example.com/fixture\n\ngo "+goLine+"\n")
+	gomod := "module example.com/fixture\n"
+	if goLine != "" {
+		gomod += "\ngo " + goLine + "\n"
+	}
+	itest.WriteFile(t, filepath.Join(dir, "go.mod"), gomod)
 	for name, content := range files {
 		itest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
 	}
-	itest.Tigris(t, dir, nil, "init", "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
-	itest.Go(t, dir, nil, "mod", "tidy")
-	if got := goDirective(t, dir); got != goLine {
-		t.Fatalf("the go line is %s after tigris init and go mod tidy; it was %s", got, goLine)
+	tigrisInit(t, dir)
+	want := goLine
+	if want == "" {
+		want = setup.ImpliedGoLine
+	}
+	if got := goDirective(t, dir); got != want {
+		t.Fatalf("the go line is %q after tigris init and go mod tidy; it was %q", got, goLine)
 	}
 	return dir
+}
+
+// tigrisInit runs tigris init in dir as a user would, then go mod tidy.
+func tigrisInit(t *testing.T, dir string) {
+	t.Helper()
+	itest.Tigris(t, dir, nil, "init", "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
+	itest.Go(t, dir, nil, "mod", "tidy")
 }
 
 func goDirective(t *testing.T, dir string) string {
@@ -119,16 +136,22 @@ func TestLoopVariable(t *testing.T) {
 `,
 }
 
-// TestOldGoLine: a module declaring go 1.20 (and one declaring 1.16, before
-// module graph pruning) keeps its go line through tigris init and go mod tidy,
-// and its tests, which depend on that line's rules, pass instrumented.
+// TestOldGoLine: a module declaring go 1.20, one declaring 1.16 (before
+// module graph pruning) and one without a go line (read as 1.16) keep their
+// language version through tigris init and go mod tidy, and their tests,
+// which depend on that version's rules, pass instrumented.
 func TestOldGoLine(t *testing.T) {
-	for _, line := range []string{"1.16", "1.20"} {
-		t.Run(line, func(t *testing.T) {
+	for _, line := range []string{"", "1.16", "1.20"} {
+		name := line
+		if name == "" {
+			name = "none"
+		}
+		t.Run(name, func(t *testing.T) {
 			dir := initModule(t, line, oldGoLineFiles)
+			before := goDirective(t, dir)
 			sameVerdict(t, dir, nil, "./...")
-			if got := goDirective(t, dir); got != line {
-				t.Errorf("go line %s after the instrumented test; want %s", got, line)
+			if got := goDirective(t, dir); got != before {
+				t.Errorf("go line %s after the instrumented test; want %s", got, before)
 			}
 		})
 	}

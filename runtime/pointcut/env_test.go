@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/alecthomas/participle/v2"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestEnv(t *testing.T) {

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/alecthomas/participle/v2"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // chain is n+1 named pointcuts, each using the previous one twice: a few hundred

@@ -5,9 +5,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // TestParseGraphSharing: a chain of names restricts to a graph linear in its

@@ -2,9 +2,6 @@ package pointcut
 
 import (
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Signatures as the rewriter writes them: full import paths in types, "...T" for a

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/alecthomas/participle/v2"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/grammar.ebnf")
