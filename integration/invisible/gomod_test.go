@@ -108,7 +108,7 @@ func TestRequirementsKept(t *testing.T) {
 	itest.Go(t, dir, nil, "get", "github.com/stretchr/testify@v1.8.4", "gopkg.in/yaml.v3@v3.0.1")
 	itest.Go(t, dir, nil, "mod", "tidy")
 	before := moduleVersions(t, dir)
-	tigrisInit(t, dir)
+	tigrisInit(t, dir, "1.21")
 	after := moduleVersions(t, dir)
 	for path, v := range before {
 		if after[path] != v {
@@ -121,11 +121,14 @@ func TestRequirementsKept(t *testing.T) {
 	sameVerdict(t, dir, nil, "./...")
 }
 
-// moduleVersions maps every module of dir's build list to its version.
+// moduleVersions maps every module of dir's build list to its version. It
+// runs with -mod=readonly: a go command that may write go.mod would add a
+// missing go line.
 func moduleVersions(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	vs := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(itest.Go(t, dir, nil, "list", "-m", "all")), "\n") {
+	out := itest.Go(t, dir, []string{"GOFLAGS=-mod=readonly"}, "list", "-m", "all")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 2 {
 			vs[f[0]] = f[1]

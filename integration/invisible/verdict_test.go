@@ -29,22 +29,51 @@ func initModule(t *testing.T, goLine string, files map[string]string) string {
 	for name, content := range files {
 		itest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), content)
 	}
-	tigrisInit(t, dir)
-	want := goLine
-	if want == "" {
-		want = setup.ImpliedGoLine
-	}
-	if got := goDirective(t, dir); got != want {
-		t.Fatalf("the go line is %q after tigris init and go mod tidy; it was %q", got, goLine)
+	if !tigrisInit(t, dir, goLine) {
+		t.FailNow()
 	}
 	return dir
 }
 
-// tigrisInit runs tigris init in dir as a user would, then go mod tidy.
-func tigrisInit(t *testing.T, dir string) {
+// tigrisInit runs tigris init in dir as a user would, then go mod tidy, and
+// reports whether the go line (before: the line before init, "" for none) is
+// still the module's: unchanged, or for none the go 1.16 the go command reads
+// it as. It reports a moved line as an error.
+func tigrisInit(t *testing.T, dir, before string) bool {
 	t.Helper()
 	itest.Tigris(t, dir, nil, "init", "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
 	itest.Go(t, dir, nil, "mod", "tidy")
+	want := before
+	if want == "" {
+		want = setup.ImpliedGoLine
+	}
+	if got := goDirective(t, dir); got != want {
+		t.Errorf("the go line is %q after tigris init and go mod tidy; it was %q", got, before)
+		return false
+	}
+	return true
+}
+
+// sumSource is a file of package pkg with Sum, a function long enough not
+// to be inlined: it gets a probe.
+func sumSource(pkg string) string {
+	return "package " + pkg + `
+
+// Sum adds the numbers, skipping negative ones.
+func Sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		if x < 0 {
+			continue
+		}
+		s += x
+	}
+	for i := len(xs) - 1; i >= 0; i-- {
+		s += 0 * xs[i]
+	}
+	return s
+}
+`
 }
 
 func goDirective(t *testing.T, dir string) string {
@@ -91,27 +120,13 @@ func sameVerdict(t *testing.T, dir string, env []string, args ...string) {
 // go line: vet checks printf calls with a non-constant format only from go
 // 1.24 on, and loop variables are per iteration only from go 1.22 on.
 var oldGoLineFiles = map[string]string{
+	"report/sum.go": sumSource("report"),
 	"report/report.go": `package report
 
 import "fmt"
 
 // Logf is a printf-like helper, as many modules have.
 func Logf(format string, args ...interface{}) string { return fmt.Sprintf(format, args...) }
-
-// Sum adds the numbers, long enough not to be inlined.
-func Sum(xs []int) int {
-	s := 0
-	for _, x := range xs {
-		if x < 0 {
-			continue
-		}
-		s += x
-	}
-	for i := len(xs) - 1; i >= 0; i-- {
-		s += 0 * xs[i]
-	}
-	return s
-}
 `,
 	"report/report_test.go": `package report
 
@@ -300,4 +315,50 @@ func TestPluginBuiltPlain(t *testing.T) {
 		t.Fatalf("building the plugin:\n%s", out)
 	}
 	sameVerdict(t, dir, []string{"CGO_ENABLED=1", "PLUGIN=" + plug}, "./host")
+}
+
+// leakFiles: tests that fail when a goroutine is left running at their end,
+// checked with goleak as many modules do (once for the test binary in
+// TestMain, and in a test). A monitor goroutine that waits between bursts of
+// work (a writer goroutine, an analysis loop) fails them.
+var leakFiles = map[string]string{
+	"work/work.go": sumSource("work"),
+	"work/work_test.go": `package work
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestSum(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	xs := make([]int, 100)
+	for i := range xs {
+		xs[i] = i
+	}
+	for i := 0; i < 100000; i++ { // enough fine records to wake the trace writer
+		if Sum(xs) != 4950 {
+			t.Fatal("wrong sum")
+		}
+	}
+}
+`,
+}
+
+// TestNoGoroutineLeft: a module whose tests check for leaked goroutines with
+// goleak passes instrumented, with probes coarse (the default) and fine, and
+// with the analyzer on: no goroutine of the monitor outlives its work.
+func TestNoGoroutineLeft(t *testing.T) {
+	dir := initModule(t, "1.21", leakFiles)
+	itest.Go(t, dir, nil, "get", "go.uber.org/goleak@v1.3.0")
+	itest.Go(t, dir, nil, "mod", "tidy")
+	for _, env := range [][]string{nil, {"TIGRIS_ANALYSIS=on", "TIGRIS_INTERVAL=1s"}} {
+		sameVerdict(t, dir, env, "./...")
+		if out, code := itest.Run(t, dir, env, itest.TigrisBin, "go", "test", "-count=1", "./..."); code != 0 {
+			t.Errorf("instrumented tests with the default mode (coarse), env %q, fail:\n%s", env, out)
+		}
+	}
 }

@@ -96,9 +96,10 @@ type Links struct {
 	// github.com/tigrisgo/tigris/runtime/monitor/atexit provides it. nil:
 	// records still buffered at exit are lost.
 	AtExit func(f func())
-	// Analyzer is the two-phase analysis loop, run for the life of the
-	// program; package github.com/tigrisgo/tigris/runtime/monitor/analyzer
-	// provides it (Run). nil: no analysis.
+	// Analyzer starts the two-phase analysis schedule, called once at the
+	// first registration; it runs on timers and keeps no goroutine waiting.
+	// Package github.com/tigrisgo/tigris/runtime/monitor/analyzer provides it
+	// (Run). nil: no analysis.
 	Analyzer func()
 	// Admin starts the admin endpoint when the settings ask for one; package
 	// github.com/tigrisgo/tigris/runtime/monitor/admin provides it (linked only

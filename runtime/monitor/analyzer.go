@@ -160,8 +160,10 @@ func SetAnalyzerModes(choice map[uint32]Mode, limit func(fine []uint32, configur
 	return a, nil
 }
 
-// startAnalyzer runs the analysis loop the binary links (Links.Analyzer) on
-// a goroutine of its own. Called with registry.mu held.
+// startAnalyzer starts the analysis schedule the binary links
+// (Links.Analyzer) on a goroutine of its own, which ends once the schedule's
+// timer is armed: run takes the analyzer's lock and reads the settings, which
+// takes registry.mu. Called with registry.mu held.
 func startAnalyzer(run func()) {
 	go func() {
 		defer recoverInternal("analyzer")

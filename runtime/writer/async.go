@@ -52,11 +52,18 @@ func newShard(size int) *shard {
 }
 
 // Async is the asynchronous writer: producers copy records into a ring owned by their
-// P, without locks or allocation, and one writer goroutine encodes them into chunks
+// P, without locks or allocation, and a writer goroutine encodes them into chunks
 // and writes those to the file. Under Block a producer whose ring is full does
 // the writer's work for its ring itself (an assist) instead of waiting for the
 // writer goroutine to be scheduled. See the package documentation for the
 // contract.
+//
+// The writer goroutine lives only while there is work: a producer whose ring
+// reaches its wake mark starts one unless one runs, and it exits when the rings
+// are drained; the periodic flush runs on a timer (time.AfterFunc). So no
+// goroutine of the writer waits between bursts, where a program's own
+// goroutine-leak checks (goleak and the like, at the end of a test) would see
+// one.
 type Async struct {
 	closed atomic.Bool
 	shards [maxShards]atomic.Pointer[shard]
@@ -64,7 +71,12 @@ type Async struct {
 	growMu sync.Mutex
 	perP   int
 	block  bool
-	wake   chan struct{}
+
+	// active is set while a writer goroutine runs (or is being started); the
+	// producer that sets it starts one.
+	active  atomic.Bool
+	serveFn func() // w.service, made once: a go statement of it allocates nothing
+	ticker  *time.Timer
 
 	// mu makes its holder the consumer of every queue and the owner of out:
 	// the writer goroutine, or a producer assisting under Block.
@@ -79,30 +91,24 @@ type Async struct {
 	defMu   sync.Mutex
 	newDefs []ProbeDef
 
-	opt      Options
-	out      *fileOut // under mu after NewAsync returns
-	flushReq chan chan error
-	quit     chan struct{}
-	done     chan struct{}
-	heads    []uint64 // consumer scratch, under mu
+	opt   Options
+	out   *fileOut // under mu after NewAsync returns
+	heads []uint64 // consumer scratch, under mu
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// NewAsync creates the file at opt.Path, writes its header and starts the writer
-// goroutine. It fails only when the file cannot be created.
+// NewAsync creates the file at opt.Path, writes its header and arms the flush
+// timer. It fails only when the file cannot be created.
 func NewAsync(opt Options) (*Async, error) {
 	n := runtime.GOMAXPROCS(0)
 	w := &Async{
-		opt:      opt.withDefaults(),
-		perP:     64,
-		block:    opt.OnFull == Block,
-		wake:     make(chan struct{}, 1),
-		flushReq: make(chan chan error),
-		quit:     make(chan struct{}),
-		done:     make(chan struct{}),
+		opt:   opt.withDefaults(),
+		perP:  64,
+		block: opt.OnFull == Block,
 	}
+	w.serveFn = w.service
 	for w.perP*n < w.opt.QueueSize {
 		w.perP *= 2
 	}
@@ -119,7 +125,9 @@ func NewAsync(opt Options) (*Async, error) {
 	}
 	w.list.Store(&list)
 	w.opt.report(out.takeReport())
-	go w.run()
+	w.mu.Lock() // tick takes mu: it must see w.ticker set
+	w.ticker = time.AfterFunc(w.opt.FlushInterval, w.tick)
+	w.mu.Unlock()
 	return w, nil
 }
 
@@ -233,15 +241,50 @@ func (w *Async) grow(pid int) {
 	w.list.Store(&list)
 }
 
+// signal makes sure a writer goroutine drains the rings: it starts one unless
+// one runs. The go statement calls a func value made once, so it allocates
+// nothing (a goroutine's g comes from the scheduler's free list).
 func (w *Async) signal() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+	if !w.active.Load() && !w.closed.Load() && w.active.CompareAndSwap(false, true) {
+		go w.serveFn()
 	}
 }
 
-// Flush waits until every record written before the call is handed to the operating
-// system.
+// service is the writer goroutine: it drains until the rings are below their
+// wake marks, then exits. A producer that reaches its mark while the goroutine
+// is leaving sees active set and starts nothing, so the goroutine looks again
+// after clearing it.
+func (w *Async) service() {
+	for {
+		if stopped, more := w.serve(evWake, nil); !stopped && more {
+			continue
+		}
+		w.active.Store(false)
+		if w.closed.Load() || !w.backlog() || !w.active.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// backlog reports whether a ring holds at least its wake mark.
+func (w *Async) backlog() bool {
+	for _, s := range *w.list.Load() {
+		if s.head.Load()-s.tail.Load() >= s.wakeAt {
+			return true
+		}
+	}
+	return false
+}
+
+// tick is the periodic flush, on the flush timer's goroutine.
+func (w *Async) tick() {
+	if stopped, more := w.serve(evTick, nil); !stopped && more {
+		w.signal()
+	}
+}
+
+// Flush waits until every record written before the call is handed to the
+// operating system. It does the work on the caller's goroutine.
 func (w *Async) Flush() error {
 	if w == nil {
 		return nil
@@ -249,23 +292,20 @@ func (w *Async) Flush() error {
 	if w.closed.Load() {
 		return ErrClosed
 	}
-	ack := make(chan error, 1)
-	select {
-	case w.flushReq <- ack:
-	case <-w.done:
+	var err error
+	stopped, more := w.serve(evFlush, &err)
+	if stopped {
 		return ErrClosed
 	}
-	select {
-	case err := <-ack:
-		return err
-	case <-w.done: // the writer stopped while serving the request (fail)
-		return ErrClosed
+	if more {
+		w.signal()
 	}
+	return err
 }
 
 // Close drains every queue, writes what is left, closes the file and stops the
-// writer goroutine. Records written after Close are dropped and counted. It is
-// idempotent.
+// flush timer; a writer goroutine still running exits without touching the
+// file. Records written after Close are dropped and counted. It is idempotent.
 func (w *Async) Close() error {
 	if w == nil {
 		return nil
@@ -273,8 +313,7 @@ func (w *Async) Close() error {
 	w.closeOnce.Do(func() {
 		w.closed.Store(true)
 		quiesce() // every Write that saw the writer open has now published its record
-		close(w.quit)
-		<-w.done
+		w.serve(evQuit, nil)
 		if w.opt.OnClose != nil {
 			w.opt.OnClose(w.Stats())
 		}
@@ -301,73 +340,52 @@ func (w *Async) Stats() Stats {
 	return st
 }
 
-// The writer goroutine's events.
+// The writer's events.
 const (
-	evWake = iota
-	evTick
-	evFlush
-	evQuit
+	evWake  = iota // a ring reached its wake mark (the writer goroutine)
+	evTick         // the flush timer fired
+	evFlush        // Flush, on the caller's goroutine
+	evQuit         // Close
 )
 
-// run is the writer goroutine.
-func (w *Async) run() {
-	defer close(w.done)
-	tick := time.NewTicker(w.opt.FlushInterval)
-	defer tick.Stop()
-	for {
-		var stop bool
-		select {
-		case <-w.wake:
-			stop = w.serve(evWake, nil)
-		case <-tick.C:
-			stop = w.serve(evTick, nil)
-		case ack := <-w.flushReq:
-			stop = w.serve(evFlush, ack)
-		case <-w.quit:
-			w.serve(evQuit, nil)
-			return
-		}
-		if stop {
-			return
-		}
-	}
-}
-
-// serve handles one event under mu and reports whether the writer has
-// stopped. A panic inside (a bug in tigris) stops the writer: see fail.
-func (w *Async) serve(ev int, ack chan error) (stopped bool) {
+// serve handles one event under mu and reports whether the writer has stopped
+// and whether records are left to drain. flushErr receives an evFlush's
+// result. A panic inside (a bug in tigris) stops the writer: see failLocked.
+func (w *Async) serve(ev int, flushErr *error) (stopped, more bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	defer func() {
 		if v := recover(); v != nil {
 			w.failLocked(v)
-			stopped = true
+			stopped, more = true, false
 		}
 	}()
 	if w.stopped {
-		return true
+		return true, false
 	}
 	switch ev {
 	case evWake:
-		w.drain()
+		more = w.drain()
 	case evTick:
-		w.drain()
+		more = w.drain()
 		w.out.flush()
+		w.ticker.Reset(w.opt.FlushInterval)
 	case evFlush:
-		w.drain()
-		ack <- w.out.flush()
+		more = w.drain()
+		*flushErr = w.out.flush()
 	case evQuit:
+		w.ticker.Stop()
 		for w.pass() > 0 {
 		}
 		w.closeErr = w.out.close()
 		w.stopped = true
 		w.pending.Store(0)
 		w.opt.report(w.out.takeReport())
-		return true
+		return true, false
 	}
 	w.pending.Store(w.out.recs)
 	w.opt.report(w.out.takeReport())
-	return false
+	return false, more
 }
 
 // failLocked stops the writer after a panic while draining (a bug in tigris),
@@ -377,6 +395,7 @@ func (w *Async) serve(ev int, ack chan error) (stopped bool) {
 func (w *Async) failLocked(v any) {
 	w.closed.Store(true)
 	w.stopped = true
+	w.ticker.Stop()
 	quiesce() // every Write that saw the writer open has published its record
 	// Every record ever queued (the heads count them) was written, dropped on a
 	// write error, or is lost now: in a queue or in the unwritten chunk, which
@@ -396,15 +415,16 @@ func (w *Async) failLocked(v any) {
 	w.opt.report(w.closeErr)
 }
 
-// drain runs passes while they find records, a few at most, so that ticks and flush
-// requests are served while producers keep the queues busy.
-func (w *Async) drain() {
+// drain runs passes while they find records, a few at most, so that ticks,
+// flushes and assists get the lock while producers keep the queues busy; it
+// reports whether the last pass still found records (more to do).
+func (w *Async) drain() (more bool) {
 	for i := 0; i < 4; i++ {
 		if w.pass() == 0 {
-			return
+			return false
 		}
 	}
-	w.signal() // more to do: come back after serving the other events
+	return true
 }
 
 // pass drains every queue once, up to the heads it saw at the start. Heads are read

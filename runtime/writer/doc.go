@@ -10,8 +10,12 @@
 // Three writers implement [Output] (a [Sink] plus Flush, Close and Stats):
 //
 //   - [Async] (NewAsync): producers copy each record into a ring owned by their P
-//     (procPin), with no lock and no allocation; one writer goroutine encodes the
-//     rings into chunks and writes them. When a ring is full, [Block] (the
+//     (procPin), with no lock and no allocation; a writer goroutine encodes the
+//     rings into chunks and writes them. It lives only while there is work (a
+//     producer whose ring reaches a quarter starts it; it exits when the rings
+//     are drained) and the periodic flush runs on a timer, so no goroutine of
+//     the writer is left waiting where a program's goroutine-leak checks would
+//     see it. When a ring is full, [Block] (the
 //     default) makes the producer drain its own ring (an assist: it encodes and
 //     writes, as Sync does, instead of waiting for the writer goroutine to get a
 //     CPU), and [Drop] discards the record and counts it (the count reaches the
@@ -33,7 +37,7 @@
 // nil-safe (a nil *Async discards), so call sites need no branches.
 //
 // Close is idempotent: it drains the queues, writes everything, closes the file and
-// stops the writer goroutine, and later calls return the first call's result. A
+// stops the flush timer, and later calls return the first call's result. A
 // Write after Close is dropped and counted; Flush after Close returns ErrClosed.
 //
 // At least every Options.FlushInterval (default 1s) everything a writer holds is

@@ -35,7 +35,7 @@ func leakedGoroutines() string {
 		buf = buf[:runtime.Stack(buf, true)]
 		var bad []string
 		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "writer.(*Async).run") || strings.Contains(g, "writer.(*Sync).tick") {
+			if strings.Contains(g, "writer.(*Async).service") || strings.Contains(g, "writer.(*Async).tick") || strings.Contains(g, "writer.(*Sync).tick") {
 				bad = append(bad, g)
 			}
 		}

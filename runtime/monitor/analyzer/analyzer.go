@@ -41,10 +41,6 @@ var clock = time.Now
 
 func now() int64 { return clock().Sub(monitor.Started()).Nanoseconds() }
 
-// anWake tells the loop that the settings changed: it re-reads them and restarts
-// its timer. One pending signal is enough.
-var anWake = make(chan struct{}, 1)
-
 // analysisConf is a validated, compiled settings.Analysis.
 type analysisConf struct {
 	settings settings.Analysis
@@ -151,10 +147,7 @@ func SetAnalysis(a settings.Analysis) error {
 	}
 	an.conf = c
 	an.gen++
-	select {
-	case anWake <- struct{}{}:
-	default:
-	}
+	rescheduleLocked()
 	return nil
 }
 
@@ -192,106 +185,109 @@ func History() []Cycle {
 	return out
 }
 
-// loop runs for the life of the program from the first Register (the monitor
-// starts it). While analysis is disabled it only waits for SetAnalysis.
-// Run is the analysis loop, for the life of the program. Generated probe
-// tables pass it to the monitor as monitor.Links.Analyzer, which runs it on a
-// goroutine of its own at the first probe registration; while analysis is
-// disabled it only waits for SetAnalysis.
-func Run() { loop() }
-
-func loop() {
-	for {
-		an.mu.Lock()
-		a, gen := confLocked().settings, an.gen
-		if a.Enabled && a.Budget > 0 && an.cost == nil {
-			c := monitor.MeasureFineCost() // off the init path: this is the analyzer goroutine
-			an.cost = &c
-		}
-		an.mu.Unlock()
-		if !a.Enabled {
-			<-anWake
-			continue
-		}
-		schedule(gen, time.Duration(a.Interval), windowOf(a))
-	}
+// Run starts the analysis schedule. Generated probe tables pass it to the
+// monitor as monitor.Links.Analyzer, which calls it once, off the init path,
+// at the first probe registration.
+//
+// The schedule runs on a timer (time.AfterFunc): between cycles no goroutine
+// of the analyzer exists, and while analysis is disabled not even a timer, so
+// a program's own goroutine-leak checks (goleak at the end of a test, say)
+// never see it.
+func Run() {
+	an.mu.Lock()
+	defer an.mu.Unlock()
+	sched.started = true
+	rescheduleLocked()
 }
 
-// schedule runs a cycle every interval until the settings change (an.gen moves
-// on). A cycle at T evaluates the statistics since T - window, so a mark is
-// needed at that instant: each cycle's own mark serves a later cycle when the
-// window is a multiple of the interval, and otherwise an extra mark is taken
-// window mod interval before each cycle. Marks and cycles are keyed by their
-// scheduled instants, so a late timer does not shift a window.
-func schedule(gen int, interval, window time.Duration) {
-	timer := time.NewTimer(interval)
-	defer timer.Stop()
-	i, offset := int64(interval), int64(window%interval)
-	t := now()
-	if !markAt(gen, t) { // the first cycles' windows start here at the latest
+// sched is the analysis schedule. Guarded by an.mu.
+var sched struct {
+	started  bool        // Run was called: the binary runs the analyzer
+	timer    *time.Timer // of the current generation; nil while disabled
+	gen      int         // an.gen the timer belongs to
+	step     int         // what the timer's next fire does
+	next     int64       // the instant of the next cycle
+	interval int64
+	offset   int64 // window mod interval: an extra mark that long before each cycle
+}
+
+// The steps of the schedule.
+const (
+	stepStart = iota // calibrate the fine cost if needed, mark now
+	stepMark         // the extra mark before the cycle at next
+	stepCycle        // the cycle at next
+)
+
+// rescheduleLocked drops the current schedule and, when analysis is enabled,
+// starts one from the settings in force: a cycle every interval from now. A
+// cycle at T evaluates the statistics since T - window, so a mark is needed at
+// that instant: each cycle's own mark serves a later cycle when the window is
+// a multiple of the interval, and otherwise an extra mark is taken window mod
+// interval before each cycle. Marks and cycles are keyed by their scheduled
+// instants, so a late timer does not shift a window. Called with an.mu held.
+func rescheduleLocked() {
+	if sched.timer != nil {
+		sched.timer.Stop() // a fire already waiting for an.mu finds its generation stale
+		sched.timer = nil
+	}
+	a := confLocked().settings
+	if !sched.started || !a.Enabled {
 		return
 	}
-	next := t + i
-	for {
-		if offset > 0 {
-			if !sleepUntil(timer, next-offset) || !markAt(gen, next-offset) {
-				return
-			}
-		}
-		if !sleepUntil(timer, next) || !cycleAt(gen, next) {
-			return
-		}
-		next += i
-		if t := now(); next <= t {
-			next = t + i // a slow cycle or a suspended machine: skip, don't bunch
-		}
-	}
+	gen := an.gen
+	sched.gen, sched.step = gen, stepStart
+	sched.interval, sched.offset = int64(a.Interval), int64(windowOf(a)%time.Duration(a.Interval))
+	// The first step calibrates, which takes a while: on the timer's goroutine,
+	// not on SetAnalysis's caller.
+	sched.timer = time.AfterFunc(0, func() { fire(gen) })
 }
 
-// sleepUntil waits until the instant at, or for a settings change; it reports
-// false on a change.
-func sleepUntil(t *time.Timer, at int64) bool {
+// fire runs the schedule's step due now and arms the timer for the next one;
+// a fire of an older generation (the settings changed since) does nothing.
+func fire(gen int) {
+	an.mu.Lock()
+	defer an.mu.Unlock()
+	if !sched.started || gen != an.gen || gen != sched.gen || sched.timer == nil {
+		return
+	}
+	step(confLocked().settings) // after an internal panic the schedule goes on
+	if t := now(); sched.step == stepCycle && sched.next <= t {
+		sched.next = t + sched.interval // a slow cycle or a suspended machine: skip, don't bunch
+	}
+	at := sched.next
+	if sched.offset > 0 && sched.step != stepMark {
+		sched.step, at = stepMark, sched.next-sched.offset
+	} else {
+		sched.step = stepCycle
+	}
 	d := time.Duration(at - now())
-	if d <= 0 {
-		return true
+	if d < 0 {
+		d = 0
 	}
-	t.Reset(d)
-	select {
-	case <-t.C:
-		return true
-	case <-anWake:
-		return false
-	}
+	sched.timer.Reset(d)
 }
 
-// markAt records the statistics for a later cycle's window; false means the
-// settings changed since generation gen was scheduled.
-func markAt(gen int, at int64) (current bool) {
-	current = true // after an internal panic the schedule goes on
-	defer recoverInternal("analysis mark")
-	an.mu.Lock()
-	defer an.mu.Unlock()
-	if an.gen != gen {
-		return false
+// step runs sched.step. Called with an.mu held.
+func step(a settings.Analysis) {
+	defer recoverInternal("analysis")
+	switch sched.step {
+	case stepStart:
+		if a.Budget > 0 && an.cost == nil {
+			c := monitor.MeasureFineCost()
+			an.cost = &c
+		}
+		t := now()
+		sched.next = t + sched.interval
+		addMarkLocked(mark{at: t, taken: t, c: monitor.ReadCounters()}) // the first windows start here at the latest
+	case stepMark:
+		addMarkLocked(mark{at: sched.next - sched.offset, taken: now(), c: monitor.ReadCounters()})
+	case stepCycle:
+		at := sched.next
+		sched.next += sched.interval // first: a panicking cycle must not repeat at once
+		if c := runCycleLocked("interval", at); c.Err != "" {
+			monitor.Report(fmt.Errorf("analysis: %s", c.Err))
+		}
 	}
-	addMarkLocked(mark{at: at, taken: now(), c: monitor.ReadCounters()})
-	return true
-}
-
-// cycleAt runs the cycle scheduled at the instant at; false means the settings
-// changed since generation gen was scheduled (the cycle belongs to the old ones).
-func cycleAt(gen int, at int64) (current bool) {
-	current = true
-	defer recoverInternal("analysis cycle")
-	an.mu.Lock()
-	defer an.mu.Unlock()
-	if an.gen != gen {
-		return false
-	}
-	if c := runCycleLocked("interval", at); c.Err != "" {
-		monitor.Report(fmt.Errorf("analysis: %s", c.Err))
-	}
-	return true
 }
 
 // recoverInternal keeps a panic inside the analyzer from reaching the program.

@@ -319,7 +319,7 @@ func TestAnalyzerLoop(t *testing.T) {
 	if last := timed[len(timed)-1]; !slices.Contains(last.Selected, fa) {
 		t.Errorf("loop cycle %d selected %q; want it to include %s", last.Seq, last.Selected, fa)
 	}
-	// Toggling must reuse the one loop goroutine.
+	// Toggling leaves no goroutine or timer behind.
 	for i := 0; i < 20; i++ {
 		b := a
 		b.Enabled = i%2 == 1

@@ -16,9 +16,10 @@
 // # How it starts
 //
 // Instrumented binaries link it explicitly: the generated probe tables pass
-// [Run] to the monitor as monitor.Links.Analyzer, and the monitor starts the
-// loop at the first probe registration. While analysis is disabled the loop
-// only waits for [SetAnalysis].
+// [Run] to the monitor as monitor.Links.Analyzer, and the monitor calls it at
+// the first probe registration. The schedule runs on a timer: no goroutine of
+// the analyzer waits between cycles, and while analysis is disabled there is
+// no timer either, so the program's own goroutine-leak checks never see it.
 //
 // # API
 //
@@ -34,5 +35,5 @@
 // # Safety
 //
 // A panic inside a cycle is recovered and reported on stderr (monitor.Report);
-// the loop goes on and the previous selection stays in force.
+// the schedule goes on and the previous selection stays in force.
 package analyzer
