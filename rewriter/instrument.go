@@ -126,8 +126,8 @@ type candidate struct {
 func (pj *packageJob) candidates() []candidate {
 	var out []candidate
 	for i, f := range pj.files {
-		if strings.HasPrefix(filepath.Base(pj.job.Files[i]), "_cgo_") {
-			continue // cgo's generated glue
+		if base := filepath.Base(pj.job.Files[i]); strings.HasPrefix(base, "_cgo_") || strings.HasPrefix(base, "_testmain") {
+			continue // cgo's generated glue, go test's generated main
 		}
 		linknamed := linknamedFuncs(f)
 		for _, d := range f.Decls {

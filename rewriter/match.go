@@ -5,9 +5,11 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -91,6 +93,9 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		if len(pkg.Errors) > 0 || pkg.Types == nil {
 			continue
 		}
+		if pkg.Name == "main" && strings.HasSuffix(pkg.PkgPath, ".test") {
+			continue // go test's generated main (_testmain.go), which the proxy leaves alone
+		}
 		rep.Packages++
 		std := pkg.Module == nil && pkg.Name != "main"
 		if why := s.packageExcluded(pkg.PkgPath, std); why != "" {
@@ -172,8 +177,15 @@ const InlinedReason = "the compiler inlines it; a probe would change inlining an
 
 // markInlinable marks the matches the compiler inlines in a plain build, which
 // the build leaves without a probe: it compiles the packages with matches
-// with -m (go build, or go test -c for tests; cached compiles replay their
-// output) and reads the compiler's "can inline" lines, as the proxy does.
+// with -m (cached compiles replay their output) and reads the compiler's "can
+// inline" lines, as the proxy does.
+//
+// go build of several packages writes nothing, and neither does one of a
+// single package that is no command; a single command is written into a
+// temporary directory. (go build -o DIR would build only the commands among
+// the packages.) With opts.Tests, go test -c -o DIR compiles the test variants
+// too, in batches whose packages differ in their last path element, the name
+// of their test binary.
 func markInlinable(rep *MatchReport, opts MatchOptions) error {
 	pkgs := map[string]bool{} // package → it is a command
 	for _, m := range rep.Matches {
@@ -184,38 +196,42 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 	if len(pkgs) == 0 {
 		return nil
 	}
-	// Output goes to a temporary directory (commands, test binaries) or
-	// nowhere (go build of packages that are not commands keeps nothing).
 	tmp, err := os.MkdirTemp("", "tigris-match-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	commands := false
-	for _, isMain := range pkgs {
-		commands = commands || isMain
+	list := slices.Sorted(maps.Keys(pkgs))
+	var out []byte
+	run := func(args, list []string) error {
+		args = append(args, opts.BuildFlags...)
+		for _, p := range list {
+			args = append(args, "-gcflags="+p+"=-m")
+		}
+		args = append(args, list...)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = opts.Dir
+		cmd.Env = append(os.Environ(), "GOFLAGS="+goflags.WithoutToolexec(os.Getenv("GOFLAGS")))
+		o, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("finding the functions the compiler inlines (go %s): %v\n%s", strings.Join(args, " "), err, o)
+		}
+		out = append(out, o...)
+		return nil
 	}
-	args := []string{"build"}
-	switch {
-	case opts.Tests:
-		args = []string{"test", "-c", "-o", tmp + string(filepath.Separator)}
-	case commands:
-		args = append(args, "-o", tmp+string(filepath.Separator))
+	build := []string{"build"}
+	if len(list) == 1 && pkgs[list[0]] {
+		build = append(build, "-o", filepath.Join(tmp, "cmd"))
 	}
-	args = append(args, opts.BuildFlags...)
-	var list []string
-	for p := range pkgs {
-		list = append(list, p)
-		args = append(args, "-gcflags="+p+"=-m")
+	if err := run(build, list); err != nil {
+		return err
 	}
-	sort.Strings(list)
-	args = append(args, list...)
-	cmd := exec.Command("go", args...)
-	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), "GOFLAGS="+goflags.WithoutToolexec(os.Getenv("GOFLAGS")))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("finding the functions the compiler inlines (go %s): %v\n%s", strings.Join(args, " "), err, out)
+	if opts.Tests {
+		for _, batch := range byTestBinary(list) {
+			if err := run([]string{"test", "-c", "-o", tmp + string(filepath.Separator)}, batch); err != nil {
+				return err
+			}
+		}
 	}
 	dir := opts.Dir
 	if dir == "" {
@@ -240,6 +256,25 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 		}
 	}
 	return nil
+}
+
+// byTestBinary splits packages into batches in which no two share a last path
+// element: go test -c -o DIR names each test binary after it.
+func byTestBinary(pkgs []string) [][]string {
+	var batches [][]string
+	var names []map[string]bool
+	for _, p := range pkgs {
+		name := p[strings.LastIndex(p, "/")+1:]
+		i := 0
+		for i < len(batches) && names[i][name] {
+			i++
+		}
+		if i == len(batches) {
+			batches, names = append(batches, nil), append(names, map[string]bool{})
+		}
+		batches[i], names[i][name] = append(batches[i], p), true
+	}
+	return batches
 }
 
 // loadMonitorDeps returns the packages the monitor runtime depends on in the

@@ -131,3 +131,35 @@ func TestParseCanInline(t *testing.T) {
 		t.Error("a line that is no diagnostic was not noticed")
 	}
 }
+
+// TestListMatchesInlinedBesideCommands: functions the compiler inlines are
+// found in libraries and commands alike, also when a module has commands
+// with the same name and packages with the same last element (go build -o DIR
+// would build only the commands, go test -c -o DIR names binaries after it).
+func TestListMatchesInlinedBesideCommands(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "cmd/a/server/main.go"), "package main\n\nfunc main() { println(small()) }\n\nfunc small() int { return 1 }\n")
+	writeFile(t, filepath.Join(dir, "cmd/b/server/main.go"), "package main\n\nfunc main() { println(small()) }\n\nfunc small() int { return 2 }\n")
+	writeFile(t, filepath.Join(dir, "lib/util/util.go"), "package util\n\nfunc Small() int { return 3 }\n")
+	writeFile(t, filepath.Join(dir, "other/util/util.go"), "package util\n\nfunc Small() int { return 4 }\n")
+	writeFile(t, filepath.Join(dir, "other/util/util_test.go"), "package util\n\nimport \"testing\"\n\nfunc TestSmall(t *testing.T) { _ = Small() }\n\nfunc helper() int { return 5 }\n")
+	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"execution(* example.com/m/...*(..)) || execution(* main.small(..))\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tests := range []bool{false, true} {
+		rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}, Tests: tests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range rep.Matches {
+			if m.Signature.Name == "main" || m.Signature.Name == "TestSmall" {
+				continue
+			}
+			if m.Skipped != InlinedReason {
+				t.Errorf("tests %v: %s.%s at %v: skipped %q; want %q", tests, m.Signature.Package, m.Signature.Name, m.Pos, m.Skipped, InlinedReason)
+			}
+		}
+	}
+}

@@ -36,10 +36,13 @@ the monitor.include entries that select it. When more than one package may
 match, a table of matched and total functions per package follows on stderr.
 
 It decides with the same code the toolexec proxy runs, so what match lists is
-what "tigris go build" instruments. Functions the pointcuts match but that never
-get a probe (//go:nosplit, //go:linkname, init) are listed with the reason under
--v, as are packages excluded as a whole (the standard library unless std: true,
-tigris's own packages). The summary goes to stderr.
+what "tigris go build" instruments. Functions the pointcuts match but that get
+no probe are counted in the summary and listed with the reason under -v:
+functions the compiler inlines (a probe would stop the inlining and can make
+values escape at every caller; monitor.inlinable: probe instruments them
+anyway, see docs/pointcuts.md), and those that never can (//go:nosplit,
+//go:linkname, init). So are packages excluded as a whole (the standard library
+unless std: true, tigris's own packages). The summary goes to stderr.
 
 The config is the tigris.yaml found from the current directory upwards, or
 --config, or $TIGRIS_CONFIG.`,
@@ -164,8 +167,17 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 		}
 	}
 	fmt.Fprintf(stderr, "%d of %s in %s instrumented", instrumented, plural(rep.Functions, "function"), plural(rep.Packages, "package"))
-	if n := len(rep.Matches) - instrumented; n > 0 {
+	inlined := 0
+	for _, m := range rep.Matches {
+		if m.Skipped == rewriter.InlinedReason {
+			inlined++
+		}
+	}
+	if n := len(rep.Matches) - instrumented - inlined; n > 0 {
 		fmt.Fprintf(stderr, "; %d more matched but cannot carry a probe (-v lists them)", n)
+	}
+	if inlined > 0 {
+		fmt.Fprintf(stderr, "; %d more matched but get no probe because the compiler inlines them, and a probe would change inlining and escapes (-v lists them; monitor.inlinable: probe instruments them anyway)", inlined)
 	}
 	fmt.Fprintln(stderr)
 	return nil

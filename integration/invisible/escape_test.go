@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -29,13 +30,58 @@ import (
 func TestEscapesUnchanged(t *testing.T) {
 	t.Run("golden", func(t *testing.T) {
 		dir := goldenModule(t)
-		compareEscapes(t, dir, nil, "golden.test/...")
+		if bad, probed := escapeDiffs(t, dir, nil, "", "golden.test/..."); len(bad) > 0 {
+			t.Errorf("%d inlining or escape decision(s) differ from the plain build (%d probed lines):\n%s", len(bad), probed, strings.Join(bad, "\n"))
+		}
 	})
 	t.Run("petclinic", func(t *testing.T) {
 		itest.RequireGo(t)
 		dir := filepath.Join(itest.RepoRoot, "examples", "petclinic")
-		compareEscapes(t, dir, []string{"GOFLAGS=-mod=readonly"}, "github.com/tigrisgo/tigris/examples/petclinic/...")
+		if bad, probed := escapeDiffs(t, dir, []string{"GOFLAGS=-mod=readonly"}, "", petclinicPattern); len(bad) > 0 {
+			t.Errorf("%d inlining or escape decision(s) differ from the plain build (%d probed lines):\n%s", len(bad), probed, strings.Join(bad, "\n"))
+		}
 	})
+}
+
+const petclinicPattern = "github.com/tigrisgo/tigris/examples/petclinic/..."
+
+// TestInlinableProbeCost is what the default policy saves (docs/pointcuts.md,
+// "Functions the compiler inlines"): with monitor.inlinable: probe, the same
+// comparison over the example service finds functions no longer inlined and
+// values that now escape or move to the heap. The counts are logged for the
+// docs; the test fails if there are none, since then the policy would cost
+// probes for nothing.
+func TestInlinableProbeCost(t *testing.T) {
+	itest.RequireGo(t)
+	dir := filepath.Join(itest.RepoRoot, "examples", "petclinic")
+	data, err := os.ReadFile(filepath.Join(dir, "tigris.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "tigris.yaml")
+	itest.WriteFile(t, cfg, strings.Replace(string(data), "\nmonitor:\n", "\nmonitor:\n  inlinable: probe\n", 1))
+	bad, probed := escapeDiffs(t, dir, []string{"GOFLAGS=-mod=readonly"}, cfg, petclinicPattern)
+	var inlinable, inlined, escapes, moved int
+	for _, b := range bad {
+		switch {
+		case strings.Contains(b, `"can inline`):
+			inlinable++ // a function no longer inlinable
+		case strings.Contains(b, `"inlining call to`):
+			inlined++ // a call site no longer inlined
+		case strings.Contains(b, "moved to heap"):
+			moved++
+		case strings.Contains(b, "escapes to heap"):
+			escapes++
+		}
+	}
+	t.Logf("monitor.inlinable: probe on the example service: %d probe prologues; %d functions no longer inlinable, %d call sites no longer inlined, %d \"escapes to heap\" and %d \"moved to heap\" notes differ from the plain build (%d differences in all)",
+		probed, inlinable, inlined, escapes, moved, len(bad))
+	if testing.Verbose() {
+		t.Logf("%s", strings.Join(bad, "\n"))
+	}
+	if inlinable == 0 || escapes+moved == 0 {
+		t.Errorf("with inlinable: probe no inlining or escape decision changed:\n%s", strings.Join(bad, "\n"))
+	}
 }
 
 // goldenModule writes a module golden.test holding the input of every golden
@@ -89,13 +135,18 @@ type diag struct{ file, line, msg string }
 var diagRE = regexp.MustCompile(`^(\S+?):(\d+)(?::\d+)?: (.*)$`)
 
 // escapes compiles the packages of pattern with -m and returns the
-// compiler's notes, counted.
-func escapes(t *testing.T, dir string, env []string, tigris bool, pattern string) map[diag]int {
+// compiler's notes, counted. tigris builds through tigris go, with config
+// ("" for the module's tigris.yaml).
+func escapes(t *testing.T, dir string, env []string, tigris bool, config, pattern string) map[diag]int {
 	t.Helper()
 	args := []string{"build", "-gcflags=" + pattern + "=-m", "./..."}
 	exe := itest.GoExe
 	if tigris {
-		exe, args = itest.TigrisBin, append([]string{"go"}, args...)
+		exe = itest.TigrisBin
+		if config != "" {
+			args = append([]string{"--config", config}, args...)
+		}
+		args = append([]string{"go"}, args...)
 	}
 	out, code := itest.Run(t, dir, env, exe, args...)
 	if code != 0 {
@@ -190,17 +241,21 @@ var goNote = regexp.MustCompile(`monitor\.|gowrap|atomic\.\(\*Uint64\)\.Load|__t
 // probeNote matches what the compiler says about a probe prologue itself.
 var probeNote = regexp.MustCompile(`monitor\.|deferwrap|\.func\d+|func literal|atomic\.\(\*Uint32\)\.Load|__tg`)
 
-func compareEscapes(t *testing.T, dir string, env []string, pattern string) {
-	plain := escapes(t, dir, env, false, pattern)
-	inst := escapes(t, dir, env, true, pattern)
+// escapeDiffs compiles pattern's packages plain and through tigris (with
+// config, "" for the module's) and returns the notes that differ in a way the
+// policy does not explain, and how many probe prologues were compiled.
+func escapeDiffs(t *testing.T, dir string, env []string, config, pattern string) (bad []string, probed int) {
+	t.Helper()
+	plain := escapes(t, dir, env, false, "", pattern)
+	inst := escapes(t, dir, env, true, config, pattern)
 	// Lines with a probe prologue: the compiler inlines monitor.Enter there.
-	probed := map[[2]string]bool{}
+	probedLines := map[[2]string]bool{}
 	for d := range inst {
 		if d.msg == "inlining call to monitor.Enter" {
-			probed[[2]string{d.file, d.line}] = true
+			probedLines[[2]string{d.file, d.line}] = true
 		}
 	}
-	if len(probed) == 0 {
+	if len(probedLines) == 0 {
 		t.Fatal("no probe prologue in the instrumented build: nothing to compare")
 	}
 	// A rewritten go statement (rewriter/gostmt.go) keeps the statement as
@@ -225,7 +280,6 @@ func compareEscapes(t *testing.T, dir string, env []string, pattern string) {
 	for d, n := range inst {
 		instG[group(d)] += n
 	}
-	var bad []string
 	for d, n := range inst {
 		if strings.Contains(d.file, "__tigris_probes.go") {
 			continue // the generated probe table
@@ -233,7 +287,7 @@ func compareEscapes(t *testing.T, dir string, env []string, pattern string) {
 		if plain[d] == n {
 			continue
 		}
-		if plain[d] == 0 && probed[[2]string{d.file, d.line}] && probeNote.MatchString(d.msg) {
+		if plain[d] == 0 && probedLines[[2]string{d.file, d.line}] && probeNote.MatchString(d.msg) {
 			continue // the probe's own code
 		}
 		if g := group(d); g != d && (instG[g] >= plainG[g] && plainG[g] > 0 || plainG[g] == 0 && goNote.MatchString(d.msg)) {
@@ -250,7 +304,5 @@ func compareEscapes(t *testing.T, dir string, env []string, pattern string) {
 		}
 	}
 	sort.Strings(bad)
-	if len(bad) > 0 {
-		t.Errorf("%d inlining or escape decision(s) differ from the plain build (%d probed lines):\n%s", len(bad), len(probed), strings.Join(bad, "\n"))
-	}
+	return bad, len(probedLines)
 }

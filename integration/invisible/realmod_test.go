@@ -34,7 +34,6 @@ var realModules = []realModule{
 	{"github.com/spf13/pflag", "v1.0.10", "go 1.12; printf-like helpers", true},
 	{"go.uber.org/multierr", "v1.11.0", "go 1.19; error wrapping", false},
 	{"github.com/hashicorp/go-version", "v1.9.0", "no go line", false},
-	{"gopkg.in/yaml.v3", "v3.0.1", "no go line; check.v1's printf-like c.Fatalf/c.Logf", false},
 	{"github.com/kylelemons/godebug", "v1.1.0", "go 1.11; reflection", false},
 	{"github.com/rs/cors", "v1.11.1", "go 1.13; net/http handlers", false},
 	{"github.com/beorn7/perks", "v1.0.1", "go 1.11; quantile streams", false},
