@@ -126,9 +126,24 @@ func useContext() (*traceCtx, uint64, bool) {
 var ctxSink *traceCtx
 
 // BenchmarkContext is the goroutine-local lookup a fine call makes at entry
-// and at exit: through the calibrated g layout, and through the portable
-// slots (runtime.Stack), for the cost per probe of each.
+// and at exit: through the calibrated g layout and the table keyed by g (what
+// tigris does), through the portable slots (runtime.Stack), and, for
+// comparison, what a field added to the runtime's g would cost (getg and one
+// load at a known offset: the patched runtime of earlier versions, which made
+// the standard library recompile and plain plugins refuse to load).
 func BenchmarkContext(b *testing.B) {
+	b.Run("gfield", func(b *testing.B) {
+		if !glayout.ok {
+			b.Skip("no g layout here")
+		}
+		c := context()
+		for i := 0; i < b.N; i++ {
+			if *(*uint64)(unsafe.Add(getg(), glayout.goid)) == 0 {
+				c = nil
+			}
+			ctxSink = c
+		}
+	})
 	b.Run("g", func(b *testing.B) {
 		if !glayout.ok {
 			b.Skip("no g layout here")
