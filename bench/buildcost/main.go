@@ -1,15 +1,3 @@
-// Command buildcost measures what tigris adds to a build (issue 19): for a
-// target it times plain and instrumented builds from an empty cache and on
-// warm ones, counts the compiler invocations of each (go build -x), and
-// reports the largest process's peak memory. It prints a Markdown table for
-// docs/performance.md.
-//
-//	go run ./bench/buildcost            # examples/moobench and golang.org/x/sync
-//	go run ./bench/buildcost -target moobench
-//
-// Each step runs once; run it on an idle machine. The empty-cache steps
-// compile the standard library from scratch (about a minute each on two
-// cores).
 package main
 
 import (
@@ -24,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tigrisgo/tigris/rewriter"
 )
 
 // target is a module to build: how to build it and two configs that differ in
@@ -40,15 +30,19 @@ var compileLine = regexp.MustCompile(`/compile(?:\.exe)? .*?-p (\S+)`)
 
 // result is one measured step.
 type result struct {
-	step     string
-	seconds  float64 // wall
-	cpu      float64 // user + system seconds of all processes of the build
-	compiles int
-	maxRSSMB float64
+	step         string
+	seconds      float64 // wall
+	cpu          float64 // user + system seconds of all processes of the build
+	compiles     int     // compiles the go command ran
+	instrumented int     // of them, compiles through the instrumenter
+	nested       int     // runtime packages the nested go list compiled
+	maxRSSMB     float64
+	compiled     map[string]bool
 }
 
 func main() {
 	only := flag.String("target", "", "measure only this target (moobench or xsync)")
+	flag.BoolVar(&warmOnly, "warm-only", false, "skip the empty-cache steps (one plain build fills the cache the warm steps use)")
 	flag.Parse()
 	log.SetFlags(0)
 	root, err := os.Getwd()
@@ -72,10 +66,10 @@ func main() {
 	}
 	for _, t := range targets {
 		fmt.Printf("\n### %s\n\n", t.name)
-		fmt.Println("| step | wall | CPU (user+sys) | compiles | peak RSS (largest process) |")
-		fmt.Println("|---|---|---|---|---|")
+		fmt.Println("| step | wall | CPU (user+sys) | compiles (go command) | of them instrumented | runtime packages (nested go list) | peak RSS (largest process) |")
+		fmt.Println("|---|---|---|---|---|---|---|")
 		for _, r := range measure(t, tigris, tmp) {
-			fmt.Printf("| %s | %.1f s | %.1f s | %d | %.0f MB |\n", r.step, r.seconds, r.cpu, r.compiles, r.maxRSSMB)
+			fmt.Printf("| %s | %.1f s | %.1f s | %d | %d | %d | %.0f MB |\n", r.step, r.seconds, r.cpu, r.compiles, r.instrumented, r.nested, r.maxRSSMB)
 		}
 	}
 }
@@ -113,6 +107,9 @@ func xsync(root, tmp string) target {
 	return target{name: "golang.org/x/sync test binaries (go test -c ./...)", dir: dir, build: []string{"test", "-c", "-o", filepath.Join(tmp, "xsync-bin") + "/", "./..."}, config: cfg, edited: edited}
 }
 
+// warmOnly skips the steps from an empty cache.
+var warmOnly bool
+
 // measure runs the steps of one target.
 func measure(t target, tigris, tmp string) []result {
 	os.MkdirAll(filepath.Join(tmp, "xsync-bin"), 0o777)
@@ -125,7 +122,15 @@ func measure(t target, tigris, tmp string) []result {
 	write(nothing, "version: 1\nmonitor:\n  include: [\"execution(* example.com/nowhere/...*(..))\"]\n")
 	plain := func(cache string) result { return step(t.dir, cache, "go", t.build...) }
 	inst := func(cache, cfg string) result {
-		return step(t.dir, cache, tigris, append([]string{"go", "--config", cfg}, t.build...)...)
+		before := staleRuntime(t.dir, cache)
+		r := step(t.dir, cache, tigris, append([]string{"go", "--config", cfg}, t.build...)...)
+		after := staleRuntime(t.dir, cache)
+		for p := range before {
+			if !after[p] && !r.compiled[p] {
+				r.nested++
+			}
+		}
+		return r
 	}
 	settings := filepath.Join(tmp, "settings.yaml")
 	data, _ := os.ReadFile(t.config)
@@ -137,9 +142,11 @@ func measure(t target, tigris, tmp string) []result {
 		rs = append(rs, r)
 		log.Printf("%s: %s %.1fs wall %.1fs cpu %d compiles", t.name, name, r.seconds, r.cpu, r.compiles)
 	}
-	add("plain, empty cache", plain(fresh()))
-	add("instrumented, empty cache", inst(fresh(), t.config))
-	add("nothing matched, empty cache", inst(fresh(), nothing))
+	if !warmOnly {
+		add("plain, empty cache", plain(fresh()))
+		add("instrumented, empty cache", inst(fresh(), t.config))
+		add("nothing matched, empty cache", inst(fresh(), nothing))
+	}
 	warm := fresh()
 	plain(warm)
 	add("plain, warm (no-op)", plain(warm))
@@ -170,11 +177,15 @@ func step(dir, cache, exe string, args ...string) result {
 	if err := cmd.Run(); err != nil {
 		log.Fatalf("%s %s: %v\n%s", exe, strings.Join(args, " "), err, stderr.String())
 	}
-	r := result{seconds: time.Since(start).Seconds()}
+	r := result{seconds: time.Since(start).Seconds(), compiled: map[string]bool{}}
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	for _, l := range lines {
-		if compileLine.MatchString(l) && !strings.Contains(l, "-V=full") {
+		if m := compileLine.FindStringSubmatch(l); m != nil && !strings.Contains(l, "-V=full") {
 			r.compiles++
+			r.compiled[m[1]] = true
+			if strings.Contains(l, " -"+rewriter.DigestFlag+"=") {
+				r.instrumented++
+			}
 		}
 	}
 	if f := strings.Fields(lines[len(lines)-1]); len(f) == 3 {
@@ -184,6 +195,18 @@ func step(dir, cache, exe string, args ...string) result {
 		r.cpu, r.maxRSSMB = u+sys, float64(kb)/1024
 	}
 	return r
+}
+
+// staleRuntime returns the packages instrumented code imports, and their
+// imports, that the cache lacks: what tigris's nested go list compiles.
+func staleRuntime(dir, cache string) map[string]bool {
+	args := append([]string{"list", "-deps", "-f", "{{if .Stale}}{{.ImportPath}}{{end}}"}, rewriter.MonitorPackages...)
+	out := run(dir, []string{"GOCACHE=" + cache, "GOWORK=off", "GOFLAGS=-mod=mod"}, "go", args...)
+	stale := map[string]bool{}
+	for _, p := range strings.Fields(out) {
+		stale[p] = true
+	}
+	return stale
 }
 
 func run(dir string, env []string, name string, args ...string) string {

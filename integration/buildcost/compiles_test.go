@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
+	"github.com/tigrisgo/tigris/rewriter"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // compileLine matches the compile commands `go build -x` prints, with or
@@ -139,13 +141,22 @@ func TestCompilesOnlyWhatChanges(t *testing.T) {
 		return compiled(t, dir, nil, itest.TigrisBin, "go", "build", "-x", "-o", filepath.Join(out, "inst"), ".")
 	}
 
+	staleBefore := staleRuntime(t, dir)
 	pkgs, _ := build()
 	// shop and web have matches; main imports web, whose export data now
 	// names the runtime.
 	if want := []string{"example.com/itest/shop", "example.com/itest/web", "main"}; !subset(pkgs, want) || !slices.Contains(pkgs, "example.com/itest/shop") || !slices.Contains(pkgs, "example.com/itest/web") {
 		t.Errorf("first instrumented build compiled %q; want only (a part of) %q", pkgs, want)
 	}
-	t.Logf("first instrumented build on the warm plain cache compiled %q", pkgs)
+	t.Logf("first instrumented build on the warm plain cache compiled %q, and its nested go list %d runtime packages (and imports) the cache lacked", pkgs, len(staleBefore))
+	// What tigris's nested go list compiled for the runtime (go build -x does
+	// not show it) is what a plain build of the runtime packages would
+	// compile: a plain go list finds all of it in the cache now. Objects of
+	// the runtime or its imports compiled with other flags or keys would
+	// leave them stale.
+	if stale := staleRuntime(t, dir); len(stale) > 0 {
+		t.Errorf("after the instrumented build, a plain build of the runtime would still compile %q: the nested go list compiled them differently", stale)
+	}
 	if got, want := itest.RunProgram(t, filepath.Join(out, "inst")), itest.RunProgram(t, plainBin); got != want {
 		t.Errorf("the instrumented program printed %q, the plain one %q", got, want)
 	}
@@ -187,21 +198,39 @@ func TestCompilesOnlyWhatChanges(t *testing.T) {
 		t.Errorf("reverting the config compiled %q; want cache hits", pkgs)
 	}
 
-	// Run-time settings only: a relink, no compile.
+	settingsRelinkOnly(t, dir, build)
+	plainAgain(t, dir, plainBin)
+}
+
+// settingsRelinkOnly changes only run-time settings in dir's tigris.yaml
+// (costConfig): build must relink and compile nothing.
+func settingsRelinkOnly(t *testing.T, dir string, build func() ([]string, bool)) {
+	t.Helper()
 	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig+"  mode: fine\n  sampling: 50%\n")
-	pkgs, linked := build()
-	if len(pkgs) != 0 || !linked {
+	if pkgs, linked := build(); len(pkgs) != 0 || !linked {
 		t.Errorf("a settings change compiled %q (linked: %v); want a relink only", pkgs, linked)
 	}
+}
 
-	// The plain cache is untouched: a plain build is the plain binary again.
-	again := filepath.Join(out, "again")
+// plainAgain builds dir plainly and wants the plain binary of before the
+// instrumented builds, byte for byte: the plain cache entries are untouched.
+func plainAgain(t *testing.T, dir, plainBin string) {
+	t.Helper()
+	again := filepath.Join(t.TempDir(), "again")
 	itest.Go(t, dir, nil, "build", "-o", again, ".")
 	a, _ := os.ReadFile(plainBin)
 	b, _ := os.ReadFile(again)
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("a plain build after the instrumented ones differs from the plain build before them")
 	}
+}
+
+// staleRuntime returns the packages instrumented code imports, and their
+// imports, that a plain build in dir would compile: not in the cache.
+func staleRuntime(t *testing.T, dir string) []string {
+	t.Helper()
+	args := append([]string{"list", "-deps", "-f", "{{if .Stale}}{{.ImportPath}}{{end}}"}, rewriter.MonitorPackages...)
+	return strings.Fields(itest.Go(t, dir, nil, args...))
 }
 
 // subset reports whether every element of got is in allowed.
@@ -240,4 +269,61 @@ func TestNothingMatchedIsPlain(t *testing.T) {
 	if bytes.Contains(b, []byte("tigrisgo/tigris/runtime")) {
 		t.Error("the binary links tigris code")
 	}
+}
+
+// TestDirectToolexec pins the path without tigris go (go build
+// -toolexec="tigris toolexec"), which has no plan: every compile of the build
+// is keyed on one fingerprint of the tigris binary, the config's build part
+// and the runtime sources (the -V=full answer), so a first build, and every
+// pointcut edit, compiles the whole build once more, standard library
+// included (docs/performance.md, "go build -toolexec without tigris go"). It
+// stays correct: an edit recompiles, a revert hits the cache, a settings edit
+// only relinks, the program is instrumented, and the plain cache is never
+// mixed with it.
+func TestDirectToolexec(t *testing.T) {
+	dir := itest.NewModule(t, costFiles)
+	out := t.TempDir()
+	plainBin := filepath.Join(out, "plain")
+	itest.Go(t, dir, nil, "build", "-o", plainBin, ".")
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig)
+	inst := filepath.Join(out, "inst")
+	build := func() ([]string, bool) {
+		return compiled(t, dir, nil, itest.GoExe, "build", "-x", itest.ToolexecFlag(), "-o", inst, ".")
+	}
+	pkgs, _ := build()
+	t.Logf("the first direct build compiled %d packages", len(pkgs))
+	if got, want := itest.RunProgram(t, inst), itest.RunProgram(t, plainBin); got != want {
+		t.Errorf("the instrumented program printed %q, the plain one %q", got, want)
+	}
+	byPackage := func() map[string]int {
+		trace := filepath.Join(t.TempDir(), "t.tgr")
+		itest.RunProgram(t, inst, "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace)
+		if !itest.FileExists(trace) {
+			return nil // no fine probe: no file
+		}
+		return itest.RecordsBy(t, trace, func(d *writer.ProbeDef) string { return d.Package })
+	}
+	if n := byPackage(); n["example.com/itest/web"] == 0 {
+		t.Errorf("records by package %v; want web's", n)
+	}
+	if pkgs, _ := build(); len(pkgs) != 0 {
+		t.Errorf("a second identical build compiled %q", pkgs)
+	}
+
+	edited := strings.Replace(costConfig, `"execution(* example.com/itest/web.*(..))"`, `"execution(* example.com/itest/web.Nothing(..))"`, 1)
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), edited)
+	pkgs, _ = build()
+	// On a cache that has seen this test, the edited config's fingerprint
+	// is there too; the first time, everything is compiled again.
+	t.Logf("after a pointcut edit the direct build compiled %d packages (util, without matches, included: %v)", len(pkgs), slices.Contains(pkgs, "example.com/itest/util"))
+	if n := byPackage(); n["example.com/itest/web"] != 0 {
+		t.Errorf("after the edit, records by package %v; want none of web", n)
+	}
+
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig)
+	if pkgs, _ := build(); len(pkgs) != 0 {
+		t.Errorf("reverting the config compiled %q; want cache hits", pkgs)
+	}
+	settingsRelinkOnly(t, dir, build)
+	plainAgain(t, dir, plainBin)
 }
