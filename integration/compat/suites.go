@@ -33,7 +33,7 @@ var Modules = []Suite{
 	{Name: "go-spew", Module: "github.com/davecgh/go-spew", Version: "v1.1.1",
 		Style: "no go.mod (go1.16 rules), reflection and unsafe, printf-like Printf/Sprintf/Fprintf wrappers"},
 	{Name: "humanize", Module: "github.com/dustin/go-humanize", Version: "v1.1.0",
-		Style: "an old go line (1.16), formatting helpers, big.Int and big.Float"},
+		Style: "go 1.21 (the first go line that raises a requiring module's), formatting helpers, big.Int and big.Float"},
 	{Name: "yaml.v2", Module: "gopkg.in/yaml.v2", Version: "v2.4.0",
 		Style: "an old go line (1.15), a hand-written scanner and parser, reflection-based decoding"},
 }
