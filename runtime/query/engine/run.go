@@ -15,12 +15,14 @@ type Row struct {
 
 // Stats count what a Runner saw and could not use.
 type Stats struct {
-	Tuples uint64 // tuples pushed
-	Rows   uint64 // rows emitted
+	Tuples uint64 `json:"tuples"` // tuples pushed
+	Rows   uint64 `json:"rows"`   // rows emitted
 	// Late are tuples for windows already emitted; DroppedGroups tuples of
 	// groups beyond MaxGroups; JoinDropped tuples pushed out of a full join
 	// buffer.
-	Late, DroppedGroups, JoinDropped uint64
+	Late          uint64 `json:"late"`
+	DroppedGroups uint64 `json:"droppedGroups"`
+	JoinDropped   uint64 `json:"joinDropped"`
 }
 
 // pipeline runs one SELECT or trigger: its join, WHERE, grouping and
