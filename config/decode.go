@@ -379,7 +379,7 @@ func parseInlinable(s string) (string, error) {
 // document reads the top-level mapping.
 func (d *decoder) document(root *yaml.Node) {
 	r := &d.cfg.Runtime
-	d.mapping(root, "", "a mapping with keys version, pointcuts, monitor, analysis, writer and admin", []field{
+	d.mapping(root, "", "a mapping with keys version, pointcuts, monitor, analysis, writer, admin and queries", []field{
 		{"version", func(key string, _, n *yaml.Node) {
 			if s, ok := d.scalar(n, key, "1"); ok && s != strconv.Itoa(Version) {
 				d.errorf(n, key, "%q is not a supported version (want %d)", s, Version)
@@ -435,6 +435,14 @@ func (d *decoder) document(root *yaml.Node) {
 					d.adminLinkSet = !isNull(n)
 					set(d, &d.cfg.AdminLink, "", "true or false", settings.ParseBool)(key, k, n)
 				}},
+			})
+		}},
+		{"queries", func(key string, _, n *yaml.Node) {
+			q := &r.Queries
+			d.mapping(n, key, "a mapping of query limits", []field{
+				{"max", set(d, &q.Max, "queries.max", "an integer", settings.ParseCount)},
+				{"max-probes", set(d, &q.MaxProbes, "queries.maxProbes", "an integer", settings.ParseCount)},
+				{"budget", set(d, &q.Budget, "queries.budget", "a percentage", settings.ParsePercent)},
 			})
 		}},
 	})

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -409,4 +410,12 @@ func (r *tupleRing) pop() (CallTuple, bool) {
 	s.seq.Store(r.head + r.mask + 1)
 	r.head++
 	return c, true
+}
+
+// QuerySettings returns the queries section of the program's settings, its
+// zero fields set to the defaults.
+func QuerySettings() settings.Queries {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	return registry.cfg.Queries.WithDefaults()
 }

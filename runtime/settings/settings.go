@@ -73,6 +73,36 @@ type Runtime struct {
 	Analysis  Analysis `json:"analysis"`
 	Writer    Writer   `json:"writer"`
 	Admin     Admin    `json:"admin"`
+	Queries   Queries  `json:"queries,omitempty"`
+}
+
+// Queries bounds the monitoring queries the admin endpoint runs (package
+// query/live). A zero field takes its default (DefaultQueries).
+type Queries struct {
+	// Max is how many queries and triggers may run at once.
+	Max int `json:"max,omitempty"`
+	// MaxProbes is the most probes one query may acquire.
+	MaxProbes int `json:"maxProbes,omitempty"`
+	// Budget is the most CPU one query's estimated cost may take, as a
+	// share of one core.
+	Budget float64 `json:"budget,omitempty"`
+}
+
+// DefaultQueries are the values of Queries' zero fields.
+var DefaultQueries = Queries{Max: 8, MaxProbes: 1000, Budget: 0.05}
+
+// WithDefaults returns q with its zero fields set to DefaultQueries'.
+func (q Queries) WithDefaults() Queries {
+	if q.Max == 0 {
+		q.Max = DefaultQueries.Max
+	}
+	if q.MaxProbes == 0 {
+		q.MaxProbes = DefaultQueries.MaxProbes
+	}
+	if q.Budget == 0 {
+		q.Budget = DefaultQueries.Budget
+	}
+	return q
 }
 
 // NamedPointcut is one entry of tigris.yaml's pointcuts section.

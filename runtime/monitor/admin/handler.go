@@ -61,6 +61,7 @@ type api struct {
 	mu      sync.Mutex
 	slots   chan struct{}
 	readers chan struct{} // requests receiving a body, at most maxBodyReads
+	streams chan struct{} // streaming replies, at most maxStreams
 	mux     *http.ServeMux
 }
 
@@ -77,7 +78,7 @@ type methods map[string]handlerFunc
 // with its own server may mount it there instead (its paths are absolute). It is
 // safe for concurrent use and never panics into the server.
 func NewHandler(opts Options) http.Handler {
-	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), mux: http.NewServeMux()}
+	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), streams: make(chan struct{}, maxStreams), mux: http.NewServeMux()}
 	if opts.Token != "" {
 		a.tokenSum, a.hasToken = sha256.Sum256([]byte(opts.Token)), true
 	}
@@ -93,6 +94,7 @@ func NewHandler(opts Options) http.Handler {
 	a.handle("writer", methods{"GET": a.writer})
 	a.handle("writer/recent", methods{"GET": a.recent}) // recent.go
 	a.handle("auth", methods{"POST": a.auth})           // recent.go
+	a.routeQueries()                                    // queries.go
 	a.handleFree("health", methods{"GET": a.health})
 	a.handle("metrics", methods{"GET": a.metrics})
 	a.mux.Handle("/metrics", a.wrap(methods{"GET": a.metrics}, true))

@@ -307,3 +307,20 @@ func (r *Registry) DropStream(name string) bool {
 	delete(r.streams, name)
 	return true
 }
+
+// Defined returns the named streams, for checking a query against them.
+func (r *Registry) Defined() query.Streams {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(query.Streams, len(r.streams))
+	for k, v := range r.streams {
+		out[k] = v
+	}
+	return out
+}
+
+// Explain plans q against the program's probes and the registry's limits;
+// nothing runs.
+func Explain(q *query.Query, r *Registry) (*engine.Plan, error) {
+	return engine.New(q, readCatalog(), r.Options().Limits)
+}
