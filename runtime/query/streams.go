@@ -4,15 +4,15 @@ import "time"
 
 // Column is one field of a stream's tuples.
 type Column struct {
-	Name string
-	Type Type
-	Doc  string
+	Name string `json:"name"`
+	Type Type   `json:"type"`
+	Doc  string `json:"-"`
 	// Static columns are known for a probe before it runs (its function,
 	// package, file...): a query's predicates on them choose the probes it
 	// acquires, at plan time.
-	Static bool
+	Static bool `json:"-"`
 	// Fine columns (trace, depth) need the probe in fine mode.
-	Fine bool
+	Fine bool `json:"-"`
 }
 
 // StreamDef describes a stream.

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -26,6 +27,20 @@ func (t Type) String() string {
 		return typeNames[t]
 	}
 	return "Type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// MarshalText writes the type's name, as in JSON results.
+func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads a type's name.
+func (t *Type) UnmarshalText(b []byte) error {
+	for i, n := range typeNames {
+		if n == string(b) {
+			*t = Type(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not a type of query values", b)
 }
 
 // numeric reports whether t is int or float.

@@ -62,6 +62,10 @@ func (p *Plan) Explain() string {
 		fmt.Fprintf(&b, ", not counting %d probe(s) never on", p.Unknown)
 	}
 	b.WriteByte('\n')
+	if c := p.Costs; c != (Costs{}) {
+		fmt.Fprintf(&b, "  from: coarse probe %s, fine adds %s, a tuple that passes %s, a sampler reading %s\n",
+			ns(c.CoarseNs), ns(c.FineNs), ns(c.TupleNs), ns(c.SampleNs))
+	}
 	if p.Refused != "" {
 		fmt.Fprintf(&b, "refused: %s\n", p.Refused)
 	}
@@ -84,3 +88,5 @@ func rate(r float64) string {
 	}
 	return fmt.Sprintf("%.3g", r)
 }
+
+func ns(f float64) string { return time.Duration(f).Round(time.Nanosecond).String() }

@@ -34,6 +34,8 @@ type Plan struct {
 	// probes whose rate is unknown (never on: their cost is not in CostNs).
 	CostNs  float64
 	Unknown int
+	// Costs are the per-call costs the estimate used.
+	Costs Costs
 	// Refused says why the plan is over the limits; "" when it is within.
 	Refused string
 	// Notes explain choices, e.g. what could not be pushed down.
@@ -424,6 +426,7 @@ func bound(need *ProbeNeed, op string, d int64) bool {
 
 // estimate sets CostNs and each need's Pass from the probes' statistics.
 func (p *Plan) estimate(c Costs) {
+	p.Costs = c
 	seen := map[uint32]bool{}
 	for _, l := range p.Leaves {
 		if l.Every > 0 {

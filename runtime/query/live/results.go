@@ -2,18 +2,10 @@ package live
 
 import (
 	"context"
-	"strconv"
 	"sync"
 
 	"github.com/tigrisgo/tigris/runtime/query"
 )
-
-// Schema is one shape of output rows. A query's rows have schema 0; a
-// trigger adds one for its actions and one per sampled stream it starts.
-type Schema struct {
-	Name    string
-	Columns []query.Column
-}
 
 // Result is one output row.
 type Result struct {
@@ -28,7 +20,7 @@ type Result struct {
 // missed, and the program never waits for a reader.
 type results struct {
 	mu      sync.Mutex
-	schemas []Schema
+	schemas []query.Schema
 	ring    []Result
 	next    uint64 // the Seq of the next row
 	ended   bool
@@ -36,13 +28,13 @@ type results struct {
 	wake    chan struct{} // closed and replaced when rows arrive or the query ends
 }
 
-func newResults(size int, main Schema) *results {
-	return &results{schemas: []Schema{main}, ring: make([]Result, size), wake: make(chan struct{})}
+func newResults(size int, main query.Schema) *results {
+	return &results{schemas: []query.Schema{main}, ring: make([]Result, size), wake: make(chan struct{})}
 }
 
 // schema adds a schema and returns its index; adding one of the same name
 // returns the existing index.
-func (r *results) schema(s Schema) int {
+func (r *results) schema(s query.Schema) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i, have := range r.schemas {
@@ -117,53 +109,8 @@ func (r *results) wait(ctx context.Context, from uint64) {
 }
 
 // Schemas returns the schemas so far.
-func (r *results) Schemas() []Schema {
+func (r *results) Schemas() []query.Schema {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Schema(nil), r.schemas...)
-}
-
-// appendColumns appends a schema's columns as a JSON array.
-func appendColumns(b []byte, cols []query.Column) []byte {
-	b = append(b, '[')
-	for i, c := range cols {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = strconv.AppendQuote(b, c.Name)
-		b = append(b, `,"type":`...)
-		b = strconv.AppendQuote(b, c.Type.String())
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// AppendRow appends one result as a JSON line: {"row":[...]} with
-// "schema":N for rows of another schema than 0.
-func AppendRow(b []byte, r Result) []byte {
-	b = append(b, `{"row":[`...)
-	for i, v := range r.Vals {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = v.AppendJSON(b)
-	}
-	b = append(b, ']')
-	if r.Schema != 0 {
-		b = append(b, `,"schema":`...)
-		b = strconv.AppendInt(b, int64(r.Schema), 10)
-	}
-	return append(b, "}\n"...)
-}
-
-// AppendSchema appends the JSON line that announces schema i.
-func AppendSchema(b []byte, i int, s Schema) []byte {
-	b = append(b, `{"schema":`...)
-	b = strconv.AppendInt(b, int64(i), 10)
-	b = append(b, `,"name":`...)
-	b = strconv.AppendQuote(b, s.Name)
-	b = append(b, `,"columns":`...)
-	b = appendColumns(b, s.Columns)
-	return append(b, "}\n"...)
+	return append([]query.Schema(nil), r.schemas...)
 }

@@ -90,7 +90,7 @@ func kindName(k query.Kind) string {
 func (q *Query) Plan() *engine.Plan { return q.plan }
 
 // Schemas returns the shapes of the query's rows so far.
-func (q *Query) Schemas() []Schema { return q.res.Schemas() }
+func (q *Query) Schemas() []query.Schema { return q.res.Schemas() }
 
 // Done is closed when the query has ended and released what it acquired.
 func (q *Query) Done() <-chan struct{} { return q.done }
@@ -125,7 +125,7 @@ const firedGap = time.Second
 func start(r *Registry, id int, p *engine.Plan, cat *catalog, detach bool, opts Options) (*Query, error) {
 	q := &Query{ID: id, Text: p.Query.Text, Detached: detach, Started: time.Now(), plan: p, reg: r,
 		stopped: make(chan struct{}), done: make(chan struct{}), state: "running"}
-	q.res = newResults(opts.Rows, Schema{Name: "rows", Columns: p.Query.Schema})
+	q.res = newResults(opts.Rows, query.Schema{Name: "rows", Columns: p.Query.Schema})
 	l := &loop{q: q, cat: cat, opts: opts}
 	if err := l.acquire(); err != nil {
 		l.release()
@@ -194,7 +194,7 @@ func (l *loop) acquire() error {
 	for i, a := range p.Query.Actions {
 		act := &action{spec: a, probes: p.Actions[i]}
 		if a.Sample != nil {
-			act.schema = l.q.res.schema(Schema{Name: "sample " + a.Sample.Name, Columns: append([]query.Column{{Name: "trigger", Type: query.String}}, a.Sample.Columns...)})
+			act.schema = l.q.res.schema(query.Schema{Name: "sample " + a.Sample.Name, Columns: append([]query.Column{{Name: "trigger", Type: query.String}}, a.Sample.Columns...)})
 		}
 		l.actions = append(l.actions, act)
 	}
@@ -207,7 +207,7 @@ func (l *loop) acquire() error {
 
 // actionSchema is the shape of the rows that report what a trigger's actions
 // did.
-var actionSchema = Schema{Name: "actions", Columns: []query.Column{
+var actionSchema = query.Schema{Name: "actions", Columns: []query.Column{
 	{Name: "trigger", Type: query.String}, {Name: "action", Type: query.String}, {Name: "result", Type: query.String},
 }}
 
@@ -482,10 +482,10 @@ func (q *Query) WriteStream(ctx context.Context, w io.Writer, from uint64, heart
 			schemas := q.res.Schemas()
 			for _, r := range rows {
 				if !announced[r.Schema] && r.Schema < len(schemas) {
-					b = AppendSchema(b, r.Schema, schemas[r.Schema])
+					b = query.AppendSchema(b, r.Schema, schemas[r.Schema])
 					announced[r.Schema] = true
 				}
-				b = AppendRow(b, r)
+				b = query.AppendRow(b, r.Schema, r.Vals)
 			}
 		}
 		if ended {
