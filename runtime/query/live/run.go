@@ -151,7 +151,16 @@ type loop struct {
 	lastRunning time.Time
 	tuplesAt    uint64
 	lastFired   time.Time
+	// delay is the longest a tuple took from its call's end to this query,
+	// decaying by a tenth each tick: under load a producer may be descheduled
+	// between the call's end and handing over the tuple, and the watermark
+	// waits twice that long (at most maxLateness) so its window is not
+	// closed without it.
+	delay time.Duration
 }
+
+// maxLateness bounds how long a window waits for late tuples.
+const maxLateness = 10 * time.Second
 
 // action is the state of one trigger action.
 type action struct {
@@ -284,6 +293,9 @@ func (l *loop) step(now time.Time) {
 		}
 		l.buf = t.Drain(l.buf[:0], 0)
 		for _, c := range l.buf {
+			if d := time.Duration(now.UnixNano() - c.End); d > l.delay {
+				l.delay = d
+			}
 			pr := l.cat.byID[c.Probe]
 			if pr == nil {
 				continue
@@ -316,7 +328,15 @@ func (l *loop) step(now time.Time) {
 		l.runner.Push(i, &engine.Tuple{Time: now.UnixNano(), Vals: vals})
 	}
 	l.actionsStep(now)
-	l.runner.Advance(now.Add(-l.opts.Lateness).UnixNano())
+	late := l.opts.Lateness
+	if 2*l.delay > late {
+		late = 2 * l.delay
+	}
+	if late > maxLateness {
+		late = maxLateness
+	}
+	l.delay -= l.delay / 10
+	l.runner.Advance(now.Add(-late).UnixNano())
 	if st := l.runner.Stats(); st.Tuples != l.tuplesAt && now.Sub(l.lastRunning) >= time.Second {
 		l.runner.Running(now.UnixNano())
 		l.lastRunning, l.tuplesAt = now, st.Tuples
