@@ -302,6 +302,21 @@ func (a *assembler) expire(st *stream, now time.Time) {
 	}
 }
 
+// drain sends every record st holds, as if ripe: complete traces whole,
+// the others in parts that stay open (their holes remembered), for a run
+// that stops reading a stream before its end.
+func (a *assembler) drain(st *stream) {
+	for _, s := range st.settle {
+		a.flush(st, s.trace, flushComplete)
+	}
+	st.settle = nil
+	for id, t := range st.traces {
+		if len(t.recs) > 0 {
+			a.send(st, id, flushPartial, math.MaxInt64, time.Now())
+		}
+	}
+}
+
 // shed sends in parts the largest open traces until at most limit records are
 // held, so a trace that never ends cannot hold memory without bound.
 func (a *assembler) shed(streams []*stream, limit int64) {

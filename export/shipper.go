@@ -401,7 +401,7 @@ func (s *shipper) discover(starts map[uint64]position) (int, error) {
 		s.following[id] = true
 		s.followers++
 		fl := &follower{stream: id, hdr0: f.hdr, start: pos, once: s.o.Once, poll: s.o.Poll, host: s.host, out: s.reads,
-			report: func(err error) { s.o.Logf("export: %v", err) }}
+			report: func(err error) { s.o.Logf("export: %v", err) }, later: s.disc.later, retry: max(10*s.o.Poll, time.Second)}
 		go fl.run(s.followCtx)
 	}
 	return len(s.following), err
@@ -434,6 +434,15 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 		s.ended++
 		s.asm.expire(st, now)
 		s.asm.tick(st, now)
+		s.flushForming()
+		return
+	}
+	if rb.failed {
+		// With Once, the follower gave up on an unreadable file: what was
+		// read goes, the traces stay open in the checkpoint for the run that
+		// reads on.
+		s.ended++
+		s.asm.drain(st)
 		s.flushForming()
 		return
 	}
