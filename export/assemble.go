@@ -91,9 +91,9 @@ type completedIDs struct {
 const completedKeep = 1 << 16
 
 func (c *completedIDs) add(id uint64) {
+	// Grown as needed, not sized for completedKeep: most streams are short.
 	if c.set == nil {
-		c.set = make(map[uint64]struct{}, completedKeep)
-		c.ring = make([]uint64, 0, completedKeep)
+		c.set = make(map[uint64]struct{})
 	}
 	if len(c.ring) < completedKeep {
 		c.ring = append(c.ring, id)
@@ -169,8 +169,27 @@ type stream struct {
 	seq   int
 	items int64
 	// ended: the last file was read to its end and no more will come (the
-	// process is gone); done: everything is sent too.
+	// process is gone).
 	ended bool
+	// pending: spans of the stream made and not yet delivered; released:
+	// the stream ended and everything was delivered, so all it keeps is its
+	// position (a shipper that follows a directory for long sees many
+	// programs come and go).
+	pending  int64
+	released bool
+}
+
+// release lets go of what an ended stream no longer needs, once nothing of
+// it is pending.
+func (st *stream) release() {
+	if !st.ended || st.released || st.pending > 0 || len(st.traces) > 0 || len(st.settle) > 0 {
+		return
+	}
+	st.released = true
+	st.probes = map[uint32]*probeState{}
+	st.traces = map[uint64]*openTrace{}
+	st.settle, st.clock = nil, nil
+	st.completed = completedIDs{}
 }
 
 func newStream(h *writer.Header, res []kv) *stream {

@@ -370,6 +370,7 @@ func (s *shipper) loop(ctx context.Context, starts map[uint64]position) error {
 		case r := <-s.results:
 			s.handle(r)
 		case work <- next:
+			s.ready[0] = nil // the array must not keep delivered batches
 			s.ready = s.ready[1:]
 			s.inflight[next] = true
 		case <-tick.C:
@@ -435,6 +436,7 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 		s.asm.expire(st, now)
 		s.asm.tick(st, now)
 		s.flushForming()
+		st.release()
 		return
 	}
 	if rb.failed {
@@ -492,6 +494,7 @@ func (s *shipper) emit(st *stream, spans []spanItem) {
 		g.spans = append(g.spans, spans[:k]...)
 		b.n += k
 		s.pending += int64(k)
+		st.pending += int64(k)
 		spans = spans[k:]
 		if b.n >= s.o.BatchSpans {
 			s.flushForming()
@@ -509,6 +512,14 @@ func (s *shipper) flushForming() {
 // handle takes a worker's result.
 func (s *shipper) handle(r result) {
 	delete(s.inflight, r.b)
+	switch r.o {
+	case sent, failed:
+		r.b.settled()
+	case tooLarge:
+		if r.b.n < 2 {
+			r.b.settled()
+		}
+	}
 	switch r.o {
 	case sent:
 		s.pending -= int64(r.b.n)
@@ -536,6 +547,15 @@ func (s *shipper) handle(r result) {
 		s.ready = append([]*batch{a, b}, s.ready...)
 	case stopped:
 		s.ready = append([]*batch{r.b}, s.ready...)
+	}
+}
+
+// settled: the batch's spans are no longer pending (delivered or given up);
+// streams that ended and have nothing pending let go of their state.
+func (b *batch) settled() {
+	for _, g := range b.groups {
+		g.st.pending -= int64(len(g.spans))
+		g.st.release()
 	}
 }
 

@@ -96,8 +96,12 @@ func streamOf(t testing.TB, path string) uint64 {
 }
 
 func testOptions(r *otlptest.Receiver, dir string) Options {
+	var endpoint string
+	if r != nil {
+		endpoint = r.URL
+	}
 	return Options{
-		Traces: []string{dir}, Endpoint: r.URL, Checkpoint: filepath.Join(dir, "export.ckpt"),
+		Traces: []string{dir}, Endpoint: endpoint, Checkpoint: filepath.Join(dir, "export.ckpt"),
 		Poll: 10 * time.Millisecond, BatchWait: 10 * time.Millisecond, BatchSpans: 500,
 		Hold: 100 * time.Millisecond, Settle: 50 * time.Millisecond, CheckpointEvery: 10 * time.Millisecond,
 		BackoffMin: 5 * time.Millisecond, BackoffMax: 20 * time.Millisecond,
