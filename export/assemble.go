@@ -509,6 +509,12 @@ func mergeHoles(t *openTrace, recs []held) []uint32 {
 		if e < t.next {
 			continue
 		}
+		// Only the last maxHoles are kept (below): a gap of millions of
+		// indexes (records lost) must not be listed first.
+		if e-want > maxHoles {
+			holes = holes[:0]
+			want = e - maxHoles
+		}
 		for ; want < e; want++ {
 			holes = append(holes, want)
 		}
