@@ -42,7 +42,15 @@ import (
 // readBatch is what a follower hands to the shipper: items of one file of one
 // stream, in file order, with the position after them.
 type readBatch struct {
-	hdr    *writer.Header // the file's header (every batch carries it)
+	hdr *writer.Header // the header of the items' stream (every batch carries it)
+	// owner is the header of the follower's stream, the one whose position
+	// path, seq and items are: the stream of the file's first header. Files
+	// concatenated into one (a valid stream for the reader) hold other
+	// streams' items further on.
+	owner *writer.Header
+	// fed, on the last batch (ended or failed), are the streams whose items
+	// the follower read, its own included: none gets more.
+	fed    []uint64
 	path   string
 	seq    int
 	items  int64 // items read from the file, this batch included
@@ -83,6 +91,7 @@ type follower struct {
 	later func(stream uint64, seq int) (streamFile, bool)
 	// retry is how long a file that cannot be read waits for another try.
 	retry time.Duration
+	fed   []uint64 // the streams read so far (readBatch.fed)
 }
 
 func (f *follower) run(ctx context.Context) {
@@ -150,6 +159,10 @@ func (f *follower) run(ctx context.Context) {
 
 // emit hands b to the shipper; false when ctx ended first.
 func (f *follower) emit(ctx context.Context, b *readBatch) bool {
+	b.owner = f.hdr0
+	if b.ended || b.failed {
+		b.fed = f.streams()
+	}
 	select {
 	case f.out <- b:
 		return true
@@ -165,6 +178,17 @@ func (f *follower) sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// streams returns the streams the follower read, its own first.
+func (f *follower) streams() []uint64 {
+	out := []uint64{f.stream}
+	for _, id := range f.fed {
+		if id != f.stream {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // processGone reports whether the process that writes the stream is known
@@ -190,6 +214,7 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 	t := &tail{f: fh, ctx: ctx, poll: f.poll, info: fi, path: pos.path}
 	r := writer.NewReader(t)
 	hdr := f.hdr0
+	headed := false
 	var b *readBatch
 	var n int64
 	send := func() error {
@@ -197,13 +222,11 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 			return nil
 		}
 		b.items = n
-		select {
-		case f.out <- b:
-			b = nil
-			return nil
-		case <-ctx.Done():
+		if !f.emit(ctx, b) {
 			return ctx.Err()
 		}
+		b = nil
+		return nil
 	}
 	batch := func() *readBatch {
 		if b == nil {
@@ -232,8 +255,21 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 		skip := n <= pos.items
 		switch it.Kind {
 		case writer.KindHeader:
-			if it.Header.Stream != f.stream {
+			if !headed && it.Header.Stream != f.stream {
+				// The file's own header: another stream took the path. (A
+				// header further on is that of files concatenated into one.)
 				return hdr, fmt.Errorf("%s: %w", pos.path, errOtherStream)
+			}
+			headed = true
+			if !slices.Contains(f.fed, it.Header.Stream) {
+				f.fed = append(f.fed, it.Header.Stream)
+			}
+			if b != nil && b.hdr != nil && b.hdr.Stream != it.Header.Stream {
+				// Another stream's items follow: the batch read so far is
+				// the previous stream's.
+				if err := send(); err != nil {
+					return hdr, err
+				}
 			}
 			hdr = it.Header
 			if b != nil {

@@ -164,3 +164,91 @@ func TestUnreadableFileOnce(t *testing.T) {
 		t.Fatal("the follower neither read nor gave up")
 	}
 }
+
+// TestDamagedAndConcatenatedFile: two streams' files concatenated into one
+// (a valid stream for writer.Reader), with damage in the middle of the
+// first: every record the reader recovers arrives once, under its own
+// stream, and the damage is counted.
+func TestDamagedAndConcatenatedFile(t *testing.T) {
+	dir := t.TempDir()
+	var parts [][]byte
+	for i := range 2 {
+		p := filepath.Join(t.TempDir(), "part.tgr")
+		simFile(t, p, simulate(rand.New(rand.NewPCG(uint64(20+i), 21)), 3, 800, false), 0, 4, nil)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, b)
+	}
+	// Damage a stretch in the middle of the first file's chunks.
+	mid := len(parts[0]) / 2
+	for i := mid; i < mid+64; i++ {
+		parts[0][i] ^= 0x5a
+	}
+	path := filepath.Join(dir, "joined.tgr")
+	if err := os.WriteFile(path, append(parts[0], parts[1]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What the reader recovers, each record under the stream of the header
+	// before it.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	var stream uint64
+	streams := map[uint64]bool{}
+	for it, err := range writer.NewReader(f).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch it.Kind {
+		case writer.KindHeader:
+			stream = it.Header.Stream
+			streams[stream] = true
+		case writer.KindRecord:
+			keys = append(keys, spanKey(stream, &it.Record))
+		}
+	}
+	f.Close()
+	if len(streams) != 2 {
+		t.Fatalf("%d streams in the joined file", len(streams))
+	}
+	r := otlptest.New(t)
+	o := testOptions(r, dir)
+	o.BatchSpans = 100
+	// A run stopped in the middle, then one with Once that reads on from
+	// its checkpoint, then another that finds nothing new.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := Run(ctx, o); done <- err }()
+	waitFor(t, "a third of the spans", func() bool { n, _ := r.Count(); return n >= len(keys)/3 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	o.Once = true
+	var st Stats
+	for range 2 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		st, err = Run(ctx, o)
+		if err != nil || ctx.Err() != nil {
+			t.Fatalf("run: %v (%v)", err, ctx.Err())
+		}
+		cancel()
+	}
+	spans := r.Spans()
+	missing := 0
+	for _, k := range keys {
+		if _, ok := spans[k]; !ok {
+			missing++
+		}
+	}
+	if n, dups := r.Count(); missing > 0 || dups > 0 || n != len(keys) {
+		t.Errorf("%d spans (%d twice) for the %d records recovered, %d of them missing", n, dups, len(keys), missing)
+	}
+	if st.Gaps == 0 {
+		t.Errorf("stats %+v: the damage is not counted", st)
+	}
+}

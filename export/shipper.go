@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Options configure Run. The zero value of each field but Traces or Admin,
@@ -410,11 +412,11 @@ func (s *shipper) discover(starts map[uint64]position) (int, error) {
 
 // absorb takes a batch of items from a follower.
 func (s *shipper) absorb(rb *readBatch, now time.Time) {
-	st := s.streams[rb.hdr.Stream]
-	if st == nil {
-		st = newStream(rb.hdr, s.resource(rb.hdr.Host, rb.hdr.PID, rb.hdr.Binary))
-		s.streams[st.id] = st
-		s.order = append(s.order, st)
+	st := s.streamOf(rb.hdr)
+	// The position is the follower's own stream's (readBatch.owner).
+	own := st
+	if rb.owner != nil && rb.owner.Stream != st.id {
+		own = s.streamOf(rb.owner)
 	}
 	for i := range rb.probes {
 		st.define(&rb.probes[i])
@@ -425,33 +427,52 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 	s.stats.Records += int64(len(rb.recs))
 	s.stats.WriterLost += rb.lost
 	s.stats.Gaps += rb.gaps
-	st.path, st.seq = rb.path, rb.seq
-	st.caughtUp = rb.caughtUp
+	own.path, own.seq = rb.path, rb.seq
+	st.caughtUp, own.caughtUp = rb.caughtUp, rb.caughtUp
 	if rb.items >= 0 {
-		st.items = rb.items
+		own.items = rb.items
 	}
-	if rb.ended {
-		st.ended = true
+	if rb.ended || rb.failed {
 		s.ended++
-		s.asm.expire(st, now)
-		s.asm.tick(st, now)
+		for _, id := range rb.fed {
+			x := s.streams[id]
+			if x == nil {
+				continue
+			}
+			if rb.failed {
+				// With Once, the follower gave up on an unreadable file:
+				// what was read goes, the traces stay open in the
+				// checkpoint for the run that reads on.
+				s.asm.drain(x)
+				continue
+			}
+			x.ended = true
+			s.asm.expire(x, now)
+			s.asm.tick(x, now)
+		}
 		s.flushForming()
-		st.release()
-		return
-	}
-	if rb.failed {
-		// With Once, the follower gave up on an unreadable file: what was
-		// read goes, the traces stay open in the checkpoint for the run that
-		// reads on.
-		s.ended++
-		s.asm.drain(st)
-		s.flushForming()
+		for _, id := range rb.fed {
+			if x := s.streams[id]; x != nil {
+				x.release()
+			}
+		}
 		return
 	}
 	s.asm.tick(st, now)
 	if limit := s.o.MaxMemory / 2 / recordCost; s.asm.open > limit {
 		s.asm.shed(s.order, limit/2)
 	}
+}
+
+// streamOf returns the stream of h, new if it is the first of its items.
+func (s *shipper) streamOf(h *writer.Header) *stream {
+	st := s.streams[h.Stream]
+	if st == nil {
+		st = newStream(h, s.resource(h.Host, h.PID, h.Binary))
+		s.streams[st.id] = st
+		s.order = append(s.order, st)
+	}
+	return st
 }
 
 // housekeep runs on every turn of the loop: timers of traces and batches,
