@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -223,7 +224,7 @@ type shipper struct {
 	ckptCost   time.Duration
 	metrics    *metricsPoller
 	scopeEnc   []byte
-	errs       []error
+	retries    atomic.Int64 // retries since Run began (Stats.Retries adds the checkpoint's)
 }
 
 // Run exports until ctx is cancelled (or, with Once, until everything is
@@ -303,18 +304,12 @@ func (s *shipper) newPoster() *poster {
 	}
 }
 
-var retryMu sync.Mutex
-
-func (s *shipper) countRetry() {
-	retryMu.Lock()
-	s.stats.Retries++
-	retryMu.Unlock()
-}
+// countRetry is called by the workers and the metrics poller.
+func (s *shipper) countRetry() { s.retries.Add(1) }
 
 func (s *shipper) snapshotStats() Stats {
-	retryMu.Lock()
 	st := s.stats
-	retryMu.Unlock()
+	st.Retries += s.retries.Load()
 	st.SpansPending = s.pending
 	st.Streams = len(s.streams)
 	st.Ended = 0
