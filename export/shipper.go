@@ -252,6 +252,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	// The settling window holds complete traces for late records: at most
 	// an eighth of the memory bound.
 	s.asm = assembler{hold: o.Hold, window: min(1<<16, o.MaxMemory/recordCost/8), wait: o.Settle, emit: s.emit, stats: &s.stats}
+	if o.Checkpoint != "" {
+		release, err := lockCheckpoint(o.Checkpoint)
+		if err != nil {
+			return Stats{}, err
+		}
+		defer release()
+	}
 	starts, err := s.loadCheckpoint()
 	if err != nil {
 		return Stats{}, err
