@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sync"
 	"testing"
@@ -210,6 +211,44 @@ func TestLiveWindows(t *testing.T) {
 			if n != float64((i+1)*10) || r.SeriesMean[j] != 1000 {
 				t.Errorf("%s window %d: %v calls, mean %v; want %d calls of 1µs", r.Signature, j, n, r.SeriesMean[j], (i+1)*10)
 			}
+		}
+	}
+}
+
+// TestLivePageSections: the page on a program that has run a while shows
+// every section the dashboard promises (docs/dashboard.md, "What the page
+// shows"): functions with their histograms and sparklines, the analyzer's
+// phase, selections per cycle and history, the modes with their forms, call
+// trees as flame graphs with their downloads, and the writer's buffer.
+func TestLivePageSections(t *testing.T) {
+	_, addr := newFakeProgram(t, 5)
+	c, err := adminclient.New(addr, adminclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(1_700_000_000, 0)
+	l := NewLive(c, addr, LiveOptions{Refresh: 3 * time.Second, Now: func() time.Time { return clock }})
+	for range 5 {
+		l.View(context.Background(), Query{}) // looked at: the recent records are read
+		l.Read(context.Background())
+		clock = clock.Add(3 * time.Second)
+	}
+	_, page := get(t, dashOf(t, l, Options{})+"/")
+	for what, re := range map[string]string{
+		"a row per function":         `(?s)(<tr data-signature="example\.com/app\.F\d\(int\) error" data-calls="[1-9]\d*".*){5}`,
+		"latency histograms":         `<svg class="hist"`,
+		"sparklines of calls":        `(?s)id="functions".*<svg class="spark"`,
+		"the analyzer's phase":       `<p class="phase"><strong>[^<]+</strong>`,
+		"selections per cycle":       `<svg class="timeline"`,
+		"the history of cycles":      `<details id="cycles"><summary>History of \d+ cycles`,
+		"the rule and rate forms":    `(?s)id="rule-pattern".*id="rate"`,
+		"flame graphs":               `<svg class="flame"`,
+		"Perfetto and pprof links":   `href="/download\?format=chrome[^"]*".*href="/download\?format=pprof`,
+		"the writer's buffer":        `(?s)id="writer".*<dt>Buffer</dt><dd>[0-9,]+</dd>`,
+		"the writer's written count": `(?s)id="writer".*<dt>Written</dt><dd>[0-9,]+</dd>`,
+	} {
+		if !regexp.MustCompile(re).MatchString(page) {
+			t.Errorf("the page lacks %s (/%s/)", what, re)
 		}
 	}
 }

@@ -20,6 +20,7 @@
 //
 // Memory is bounded by Options.MaxMemory: when it is reached (the receiver is
 // down and batches pile up), reading stops; the trace files are the buffer.
+// A stream that ended and was delivered keeps only its position.
 // Span ids are a function of the record (ids.go), and the checkpoint
 // (checkpoint.go) keeps the position and what is not yet delivered, so a
 // restart neither loses nor repeats spans; a crash may repeat the spans
