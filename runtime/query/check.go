@@ -1,12 +1,14 @@
 package query
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/tigrisgo/tigris/runtime/pointcut"
@@ -177,6 +179,20 @@ type checker struct {
 
 func (c *checker) errorf(pos lexer.Position, format string, args ...any) error {
 	return errorAt(c.text, pos, format, args...)
+}
+
+// inString reports a pointcut's error at its position inside the quoted
+// string s (exact when the pattern has no quote or newline before it).
+func (c *checker) inString(s *Text, what string, err error) error {
+	pos, msg := s.Pos, err.Error()
+	var pe participle.Error
+	if errors.As(err, &pe) {
+		msg = pe.Message()
+		if in := pe.Position(); in.Line == 1 {
+			pos.Column += in.Column // past the opening quote
+		}
+	}
+	return c.errorf(pos, "%s %s: %s", what, quote(s.Value), msg)
 }
 
 func (c *checker) statement(st *Statement) (*Query, error) {
@@ -512,11 +528,11 @@ func (c *checker) trigger(t *CreateTrigger) (*Query, error) {
 		case a.Snapshot:
 			spec.Snapshot, spec.Text = true, "SNAPSHOT"
 		case a.Fine != nil:
-			pc, err := pointcut.Parse(*a.Fine)
+			pc, err := pointcut.Parse(a.Fine.Value)
 			if err != nil {
-				return nil, c.errorf(a.Pos, "FINE %s: %v", quote(*a.Fine), err)
+				return nil, c.inString(a.Fine, "FINE", err)
 			}
-			spec.Fine, spec.Pointcut = *a.Fine, pc
+			spec.Fine, spec.Pointcut = a.Fine.Value, pc
 		case a.Sample != nil:
 			def := builtin(a.Sample.Stream)
 			if def == nil || !def.Sampled {
@@ -668,7 +684,7 @@ func (c *checker) compare(x *Compare, sc *scope) (*Node, error) {
 		if !comparable(left.Type, right.Type, op) {
 			return nil, c.errorf(x.Pos, "cannot compare %s (%s) with %s (%s)%s", left.Text, left.Type, right.Text, right.Type, compareHint(left, right))
 		}
-		return &Node{Kind: NCmp, Type: Bool, Op: op, Kids: []*Node{left, right}, Text: left.Text + " " + op + " " + right.Text, Pos: x.Pos}, nil
+		return &Node{Kind: NCmp, Type: Bool, Op: op, Kids: []*Node{left, right}, Text: operand(left) + " " + op + " " + operand(right), Pos: x.Pos}, nil
 	case x.In != nil:
 		if len(x.In) > MaxInValues {
 			return nil, c.errorf(x.Pos, "IN lists more than %d values", MaxInValues)
@@ -705,13 +721,21 @@ func (c *checker) compare(x *Compare, sc *scope) (*Node, error) {
 		if left.Kind != NCol || sc.sources[left.Src].Stream != Calls || left.Col != CallFunction {
 			return nil, c.errorf(x.Pos, "MATCHES tests a pointcut against the function of a calls tuple, not %s", left.Text)
 		}
-		pc, err := pointcut.Parse(*x.Matches)
+		pc, err := pointcut.Parse(x.Matches.Value)
 		if err != nil {
-			return nil, c.errorf(x.Pos, "MATCHES %s: %v", quote(*x.Matches), err)
+			return nil, c.inString(x.Matches, "MATCHES", err)
 		}
-		return &Node{Kind: NMatches, Type: Bool, Kids: []*Node{left}, Pattern: *x.Matches, Pointcut: pc, Text: left.Text + " MATCHES " + quote(*x.Matches), Pos: x.Pos}, nil
+		return &Node{Kind: NMatches, Type: Bool, Kids: []*Node{left}, Pattern: x.Matches.Value, Pointcut: pc, Text: left.Text + " MATCHES " + quote(x.Matches.Value), Pos: x.Pos}, nil
 	}
 	return left, nil
+}
+
+// operand is k's text as an operand of a comparison.
+func operand(k *Node) string {
+	if k.Kind == NOr || k.Kind == NAnd || k.Kind == NNot || k.Kind == NCmp {
+		return "(" + k.Text + ")"
+	}
+	return k.Text
 }
 
 func comparable(a, b Type, op string) bool {
@@ -858,16 +882,7 @@ func (c *checker) primary(p *Primary, sc *scope) (*Node, error) {
 	case p.Ref != nil:
 		return c.ref(p.Ref, sc)
 	}
-	n, err := c.expr(p.Group, sc)
-	if err != nil {
-		return nil, err
-	}
-	if n.Kind == NOr || n.Kind == NAnd {
-		n2 := *n
-		n2.Text = "(" + n.Text + ")"
-		return &n2, nil
-	}
-	return n, nil
+	return c.expr(p.Group, sc)
 }
 
 func (c *checker) ref(r *Ref, sc *scope) (*Node, error) {

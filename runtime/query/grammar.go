@@ -74,7 +74,7 @@ type CreateTrigger struct {
 type Action struct {
 	Pos lexer.Position
 	// Fine switches the probes the pointcut matches to fine for For.
-	Fine *string `parser:"(   'FINE' @String"`
+	Fine *Text `parser:"(   'FINE' @@"`
 	// Sample runs a runtime sampler for For; its readings are the trigger's
 	// output.
 	Sample *Sample `parser:"  | @@ )"`
@@ -185,7 +185,13 @@ type Compare struct {
 	NotLike bool    `parser:"| @'NOT'? 'LIKE'"`
 	Like    *string `parser:"  @String"`
 	// Matches: "function MATCHES 'pointcut'".
-	Matches *string `parser:"| 'MATCHES' @String )?"`
+	Matches *Text `parser:"| 'MATCHES' @@ )?"`
+}
+
+// Text is a string literal with its position, for errors inside it.
+type Text struct {
+	Pos   lexer.Position
+	Value string `parser:"@String"`
 }
 
 // Sum is Products joined by + and -.
@@ -243,7 +249,7 @@ type Call struct {
 	Pos  lexer.Position
 	Name string  `parser:"@Ident '('"`
 	Star bool    `parser:"( @'*'"`
-	Args []*Expr `parser:"| ( @@ ( ',' @@ )* )? ) ')'"`
+	Args []*Expr `parser:"| @@ ( ',' @@ )* )? ')'"`
 }
 
 // Ref names a column, optionally qualified by its source: duration, c.duration.

@@ -117,7 +117,7 @@ func Parse(text string) (*Script, error) {
 	if err := checkNesting(text, toks); err != nil {
 		return nil, err
 	}
-	s, err := parser().ParseString("", text)
+	s, err := parseString(text)
 	if err != nil {
 		var perr participle.Error
 		if errors.As(err, &perr) {
@@ -126,6 +126,17 @@ func Parse(text string) (*Script, error) {
 		return nil, &Error{Line: 1, Col: 1, Msg: err.Error(), text: text}
 	}
 	return s, nil
+}
+
+// parseString runs the parser; a panic inside it (a bug of the parser
+// library or of the grammar) becomes an error, never the caller's panic.
+func parseString(text string) (s *Script, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			s, err = nil, fmt.Errorf("internal parser error: %v", v)
+		}
+	}()
+	return parser().ParseString("", text)
 }
 
 // checkNesting refuses texts nested deeper than MaxNesting before the
