@@ -70,11 +70,17 @@ func FuzzCompile(f *testing.F) {
 // nesting, a string, comments).
 func TestCompileLinear(t *testing.T) {
 	shapes := map[string]func(n int) string{
-		"and":     func(n int) string { return "SELECT * FROM calls WHERE " + strings.Repeat("duration > 1ms AND ", n) + "error" },
-		"in":      func(n int) string { return "SELECT * FROM calls WHERE line IN (" + strings.Repeat("1, ", n) + "2)" },
-		"nesting": func(n int) string { return "SELECT * FROM calls WHERE " + strings.Repeat("(", n%60) + "error" + strings.Repeat(")", n%60) + strings.Repeat(" OR error", n) },
-		"string":  func(n int) string { return "SELECT * FROM calls WHERE name = '" + strings.Repeat("x''", n) + "'" },
-		"items":   func(n int) string { return "SELECT " + strings.Repeat("duration + 1ms, ", n%200) + "duration FROM calls" + strings.Repeat(" -- c\n", n) },
+		"and": func(n int) string {
+			return "SELECT * FROM calls WHERE " + strings.Repeat("duration > 1ms AND ", n) + "error"
+		},
+		"in": func(n int) string { return "SELECT * FROM calls WHERE line IN (" + strings.Repeat("1, ", n) + "2)" },
+		"nesting": func(n int) string {
+			return "SELECT * FROM calls WHERE " + strings.Repeat("(", n%60) + "error" + strings.Repeat(")", n%60) + strings.Repeat(" OR error", n)
+		},
+		"string": func(n int) string { return "SELECT * FROM calls WHERE name = '" + strings.Repeat("x''", n) + "'" },
+		"items": func(n int) string {
+			return "SELECT " + strings.Repeat("duration + 1ms, ", n%200) + "duration FROM calls" + strings.Repeat(" -- c\n", n)
+		},
 	}
 	for name, shape := range shapes {
 		small, large := allocs(shape(200)), allocs(shape(400))
