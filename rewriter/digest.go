@@ -32,16 +32,16 @@ const digestVersion = "tigris-package-1"
 // replace to a checkout, a workspace module, a vendor copy), "" when they
 // cannot (a module-cache version).
 func Identity(goExe, dir string, flags, env []string) (id, runtimeDir string, err error) {
-	inv := &goInvocation{goExe: goExe, dir: dir, flags: flags}
+	inv := &goInvocation{goExe: goExe, dir: dir, flags: flags, env: environOf(env)}
 	self, err := executableHash()
 	if err != nil {
 		return "", "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
 	}
-	rt, err := runtimeSourcesHash(inv, env)
+	rt, err := runtimeSourcesHash(inv)
 	if err != nil {
 		return "", "", fmt.Errorf("fingerprinting the runtime sources: %w", err)
 	}
-	if m, err := locateTigrisModule(inv, env); err == nil && m != nil {
+	if m, err := locateTigrisModule(inv); err == nil && m != nil {
 		if d, immutable := moduleSourceDir(m, inv); !immutable {
 			runtimeDir = d
 		}

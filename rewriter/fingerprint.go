@@ -72,12 +72,12 @@ func suffixVersionLine(line, fp string) (string, error) {
 
 // computeFingerprint returns the hex SHA-256 of the three fingerprint inputs;
 // config is the config digest the tool's output depends on.
-func computeFingerprint(config []byte, inv *goInvocation, env []string) (string, error) {
+func computeFingerprint(config []byte, inv *goInvocation) (string, error) {
 	self, err := executableHash()
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
 	}
-	rt, err := runtimeSourcesHash(inv, env)
+	rt, err := runtimeSourcesHash(inv)
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting the monitor runtime sources: %w", err)
 	}
@@ -157,8 +157,8 @@ type listedModule struct {
 // module, a vendor copy) has its runtime sources hashed on every call. A build
 // whose module graph has no tigris gets "none": instrumenting there fails later
 // with the resolver's explanation.
-func runtimeSourcesHash(inv *goInvocation, env []string) (string, error) {
-	m, err := locateTigrisModule(inv, env)
+func runtimeSourcesHash(inv *goInvocation) (string, error) {
+	m, err := locateTigrisModule(inv)
 	if err != nil {
 		return "", err
 	}
@@ -194,7 +194,7 @@ func moduleSourceDir(m *listedModule, inv *goInvocation) (dir string, immutable 
 	}
 	if m.Dir == "" {
 		// Vendor mode reports no Dir: the sources are under vendor/.
-		if root := findModuleRoot(inv.dir); root != "" {
+		if root := findModuleRoot(inv); root != "" {
 			v := filepath.Join(root, "vendor", filepath.FromSlash(runtimeModule))
 			if fi, err := os.Stat(v); err == nil && fi.IsDir() {
 				dir, immutable = v, false
@@ -206,7 +206,7 @@ func moduleSourceDir(m *listedModule, inv *goInvocation) (dir string, immutable 
 
 // locateTigrisModule returns `go list -m -json github.com/tigrisgo/tigris` as
 // the build context sees it, nil when the module graph has no tigris.
-func locateTigrisModule(inv *goInvocation, env []string) (*listedModule, error) {
+func locateTigrisModule(inv *goInvocation) (*listedModule, error) {
 	var cacheFile string
 	if dir := tigrisCacheDir(); dir != "" {
 		h := sha256.New()
@@ -217,7 +217,7 @@ func locateTigrisModule(inv *goInvocation, env []string) (*listedModule, error) 
 		for _, f := range inv.moduleFlags() {
 			fmt.Fprintf(h, "flag %s\x00", f)
 		}
-		for _, kv := range buildEnv(env) {
+		for _, kv := range buildEnv(inv.env.list) {
 			fmt.Fprintf(h, "env %s\x00", kv)
 		}
 		for _, f := range moduleFiles(inv) {
@@ -237,7 +237,7 @@ func locateTigrisModule(inv *goInvocation, env []string) (*listedModule, error) 
 	args := append([]string{"list", "-m", "-json"}, inv.moduleFlags()...)
 	cmd := exec.Command(inv.goExe, append(args, runtimeModule)...)
 	cmd.Dir = inv.dir
-	cmd.Env = nestedEnviron(env)
+	cmd.Env = nestedEnviron(inv.env.list)
 	out, err := cmd.Output()
 	var m *listedModule
 	if err == nil {
@@ -266,7 +266,7 @@ func moduleFiles(inv *goInvocation) []string {
 			files = append(files, v)
 		}
 	}
-	work := os.Getenv("GOWORK")
+	work := inv.env.goWork
 	mod := false
 	for d := inv.dir; !mod || work == ""; {
 		if work == "" {
@@ -343,14 +343,14 @@ func hashSourceDirs(root string, dirs []string) (string, error) {
 }
 
 // findModuleRoot returns the directory of the go.work (unless GOWORK=off) or
-// go.mod that governs dir, "" when there is none.
-func findModuleRoot(dir string) string {
-	if w := os.Getenv("GOWORK"); w != "" && w != "off" {
+// go.mod that governs inv's directory, "" when there is none.
+func findModuleRoot(inv *goInvocation) string {
+	if w := inv.env.goWork; w != "" && w != "off" {
 		return filepath.Dir(w)
 	}
 	var mod string
-	for d := dir; ; {
-		if os.Getenv("GOWORK") != "off" {
+	for d := inv.dir; ; {
+		if inv.env.goWork != "off" {
 			if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
 				return d
 			}

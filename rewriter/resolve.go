@@ -65,9 +65,6 @@ import (
 // inside it never starts another resolution: a compile there that needs one
 // fails with an explanation.
 
-// nestedEnv marks the environment of the nested go list.
-const nestedEnv = "TIGRIS_NESTED"
-
 // resolveVersion names the layout of the resolution cache.
 const resolveVersion = "tigris-resolve-1"
 
@@ -81,10 +78,9 @@ type resolution struct {
 
 // resolver resolves export data for one tool invocation.
 type resolver struct {
-	inv     *goInvocation
-	env     []string // the environment of the tool invocation
-	workDir string   // the build's $WORK, "" when unknown
-	pgo     string   // PGO profile the parent compiles with, "" for none
+	inv     *goInvocation // with the environment of the tool invocation
+	workDir string        // the build's $WORK, "" when unknown
+	pgo     string        // PGO profile the parent compiles with, "" for none
 	// fingerprint returns the tigris fingerprint (computed lazily; needed only for
 	// the cross-build cache).
 	fingerprint func() (string, error)
@@ -96,7 +92,7 @@ type resolver struct {
 // resolve returns export files for pkgs and all their dependencies.
 func (r *resolver) resolve(pkgs []string) (map[string]string, error) {
 	pkgs = uniqueSorted(pkgs)
-	if os.Getenv(nestedEnv) != "" {
+	if r.inv.env.nested {
 		return nil, fmt.Errorf("the export data of %s is needed while compiling for tigris's own nested go list (which resolves the monitor runtime): the config instruments a package the monitor runtime depends on; exclude it", strings.Join(pkgs, ", "))
 	}
 	if r.inv.versioned {
@@ -209,7 +205,7 @@ func (r *resolver) list(args []string) *resolution {
 func (r *resolver) runGo(args []string) ([]byte, error) {
 	cmd := exec.Command(r.inv.goExe, args...)
 	cmd.Dir = r.inv.dir
-	cmd.Env = nestedEnviron(r.env)
+	cmd.Env = nestedEnviron(r.inv.env.list)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -248,7 +244,7 @@ func (r *resolver) buildKey(args []string) string {
 	for _, a := range args {
 		fmt.Fprintf(h, "arg %s\x00", a)
 	}
-	for _, kv := range buildEnv(r.env) {
+	for _, kv := range buildEnv(r.inv.env.list) {
 		fmt.Fprintf(h, "env %s\x00", kv)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -289,12 +285,12 @@ func (r *resolver) crossBuildKey(buildKey, fp string) string {
 			stamp(v)
 		}
 	}
-	if root := findModuleRoot(r.inv.dir); root != "" {
+	if root := findModuleRoot(r.inv); root != "" {
 		content(filepath.Join(root, "go.mod"))
 		content(filepath.Join(root, "go.work"))
 		content(filepath.Join(root, "vendor", "modules.txt"))
 	}
-	if g := os.Getenv("GOENV"); g != "" && g != "off" {
+	if g := r.inv.env.goEnv; g != "" && g != "off" {
 		content(g)
 	} else if dir, err := os.UserConfigDir(); err == nil {
 		content(filepath.Join(dir, "go", "env"))
