@@ -12,14 +12,7 @@ import (
 	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
-// What a planned build (Plan) keys each instrumented package on. The digest
-// a package's -gcflags carry must change whenever the instrumenter's output
-// for it can change, and should change only then: it covers the tigris
-// binary, the generated code's shape, the runtime sources the probes import
-// (their export data is not in the package's compile key, because the go
-// command does not know the package imports them), the build options of the
-// config, and what the pointcuts can select in the package as far as its
-// syntax tells (pointcut.Restrict).
+// What a planned build keys each instrumented package on (doc.go).
 
 // digestVersion names what goes into package digests.
 const digestVersion = "tigris-package-1"

@@ -2,10 +2,7 @@ package rewriter
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -14,18 +11,10 @@ import (
 // proxy depends on a variable its arguments do not show.
 func TestEnvironmentReadOnce(t *testing.T) {
 	readers := map[string]bool{"os.Getenv": true, "os.LookupEnv": true, "os.Environ": true, "os.ExpandEnv": true, "syscall.Getenv": true, "syscall.Environ": true}
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") || name == "environ.go" {
+	fset, files := sources(t)
+	for name, f := range files {
+		if name == "environ.go" {
 			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)

@@ -15,25 +15,7 @@ import (
 	"strings"
 )
 
-// The -V=full fingerprint.
-//
-// The go command asks every tool for its identity with `TOOL -V=full` and keys its
-// build cache on the answer (release toolchains on the whole line, devel toolchains
-// on the content ID in its buildID= field), never on the -toolexec string. An
-// active session therefore answers for compile and link with the real line plus
-// " tigris=<hex>", a SHA-256 over everything that changes what tigris makes the
-// tools produce:
-//
-//   - the tigris executable (its bytes; the hash is cached by path, size and mtime),
-//   - for compile, Session.BuildHash (what in tigris.yaml changes compiler
-//     output); for link, Session.ConfigHash (all of it, run-time settings
-//     included, which the linker embeds),
-//   - the monitor runtime sources the build will link (the .go/.s files of the
-//     packages in runtimeDirs of github.com/tigrisgo/tigris as the user's module
-//     graph resolves it; an immutable module-cache version is named, not read).
-//
-// So a config change recompiles what it affects (a change of run-time settings
-// only relinks), reverting it hits the cache again, and a plain `go build` afterwards sees the plain line and plain objects.
+// The -V=full fingerprint of a build without a plan (doc.go).
 
 // fingerprintVersion names the layout of the fingerprint inputs; change it when
 // what goes into the hash changes.

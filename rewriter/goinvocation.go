@@ -15,10 +15,8 @@ import (
 	"github.com/tigrisgo/tigris/goflags"
 )
 
-// The go command that started a tool invocation: its binary, directory,
-// subcommand and the build flags a nested go command must replay. A planned
-// build (Plan) says so itself; otherwise it is read from the parent processes
-// (Linux: /proc) or, elsewhere, only GOFLAGS is known.
+// The go command that started a tool invocation (docs/design-notes.md,
+// "Resolving the runtime's export data").
 
 // goInvocation is the go command that started this tool, as far as the proxy can
 // tell: what it needs to run a nested go command that builds the same way.

@@ -10,12 +10,7 @@ import (
 	"sync"
 )
 
-// The toolchain check. tigris reads the export data the build's compiler
-// wrote (go/types through go/importer) and hands the compiler code it
-// generated; a tigris built with another Go release than the build's reads
-// export data of a format it may not know and fails deep inside the reader.
-// So before it instruments anything, the proxy compares the release of the
-// toolchain running the build (GOROOT/VERSION next to the tool) with its own.
+// The toolchain check (doc.go).
 
 var (
 	toolchainOnce sync.Once
