@@ -28,6 +28,8 @@ const runtimeModule = "github.com/tigrisgo/tigris/runtime"
 // runtimeDirs are the directories (relative to the runtime module root) whose
 // sources end up in instrumented binaries: the whole runtime module, which
 // holds exactly what user binaries link, so there is no list to keep in step.
+// TestRuntimeDirsCoverImportGraph checks it against the import graph of what
+// generated code imports.
 var runtimeDirs = []string{"."}
 
 // suffixVersionLine appends the tigris fingerprint to a tool's -V=full line.
@@ -272,44 +274,15 @@ func moduleFiles(inv *goInvocation) []string {
 	return files
 }
 
-// hashSourceDirs hashes the names and contents of the non-test .go, .s, .h and
-// .c files under each of root/dirs (recursively, skipping testdata and hidden
-// or underscore directories). Missing directories contribute their absence.
+// hashSourceDirs hashes the names and contents of the files sourceFiles
+// lists under root/dirs. Missing directories contribute their absence.
 func hashSourceDirs(root string, dirs []string) (string, error) {
 	h := sha256.New()
 	for _, d := range dirs {
-		base := filepath.Join(root, d)
-		var files []string
-		err := filepath.WalkDir(base, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				if path == base && os.IsNotExist(err) {
-					return fs.SkipDir
-				}
-				return err
-			}
-			name := e.Name()
-			if e.IsDir() {
-				if path != base && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			switch filepath.Ext(name) {
-			case ".go":
-				if strings.HasSuffix(name, "_test.go") {
-					return nil
-				}
-			case ".s", ".h", ".c":
-			default:
-				return nil
-			}
-			files = append(files, path)
-			return nil
-		})
+		files, err := sourceFiles(root, d)
 		if err != nil {
 			return "", err
 		}
-		sort.Strings(files)
 		fmt.Fprintf(h, "dir %s %d\n", d, len(files))
 		for _, f := range files {
 			data, err := os.ReadFile(f)
@@ -322,6 +295,42 @@ func hashSourceDirs(root string, dirs []string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sourceFiles lists, sorted, the non-test .go, .s, .h and .c files under
+// root/dir (recursively, skipping testdata and hidden or underscore
+// directories): what the compiler can read of the packages there.
+func sourceFiles(root, dir string) ([]string, error) {
+	base := filepath.Join(root, dir)
+	var files []string
+	err := filepath.WalkDir(base, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if path == base && os.IsNotExist(err) {
+				return fs.SkipDir
+			}
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if path != base && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go":
+			if strings.HasSuffix(name, "_test.go") {
+				return nil
+			}
+		case ".s", ".h", ".c":
+		default:
+			return nil
+		}
+		files = append(files, path)
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
 }
 
 // findModuleRoot returns the directory of the go.work (unless GOWORK=off) or
