@@ -26,7 +26,7 @@ var fuzzMethods = []string{"GET", "POST", "PUT", "DELETE", "PATCH"}
 // FuzzRequest sends arbitrary requests to the admin API of a program with a
 // token: a method, a path below Prefix, a body and an Authorization header.
 // No request gets a 500 (a panic or an error the API did not expect), every
-// reply but /metrics' is JSON, and what a request costs stays within
+// reply but those of /metrics and writer/recent is JSON, and what a request costs stays within
 // requestBound, linear in its size.
 func FuzzRequest(f *testing.F) {
 	for _, s := range []struct {
@@ -65,7 +65,9 @@ func FuzzRequest(f *testing.F) {
 		if rec.Code == http.StatusInternalServerError {
 			t.Fatalf("%s %s: 500 %s", req.Method, req.URL, rec.Body)
 		}
-		if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(req.URL.Path, Prefix+"metrics") {
+		ct := rec.Header().Get("Content-Type")
+		stream := rec.Code == http.StatusOK && (strings.HasPrefix(req.URL.Path, Prefix+"metrics") || strings.HasPrefix(req.URL.Path, Prefix+"writer/recent"))
+		if !strings.HasPrefix(ct, "application/json") && !stream {
 			t.Fatalf("%s %s: %d with Content-Type %q", req.Method, req.URL, rec.Code, ct)
 		}
 	})
