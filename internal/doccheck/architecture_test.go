@@ -172,3 +172,57 @@ func TestEveryPackageHasDocGo(t *testing.T) {
 		t.Errorf("found %d packages; the walk missed some", dirs)
 	}
 }
+
+// initAllowed are the init functions of non-test code, with why each is not
+// a registration.
+var initAllowed = map[string]string{
+	"runtime/monitor/fine.go": "sets the sampling threshold to every call before any probe can run",
+}
+
+// TestNoRegistrationByInit keeps ARCHITECTURE.md's invariant that what a
+// binary links beside the monitor is named in its generated probe tables
+// (monitor.Links), and plug-ins in general are values passed in a list: no
+// non-test code outside the examples has an init function but those
+// initAllowed explains. (Generated probe tables register the package's
+// probes from init; they are not in the repository.)
+func TestNoRegistrationByInit(t *testing.T) {
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if path != root && (name == "testdata" || name == "examples" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "init" {
+				seen[rel] = true
+				if _, ok := initAllowed[rel]; !ok {
+					t.Errorf("%s: func init; pass what it would register as a value (monitor.Links, a list handed to the caller)", rel)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel := range initAllowed {
+		if !seen[rel] {
+			t.Errorf("initAllowed names %s, which has no init function any more", rel)
+		}
+	}
+}
