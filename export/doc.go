@@ -1,7 +1,7 @@
-// Package export ships a monitored program's data to the OpenTelemetry
-// ecosystem: its fine records (trace files) as OTLP spans and its coarse
-// statistics (the admin endpoint) as OTLP metrics, over OTLP/HTTP with
-// protobuf bodies. It runs in `tigris export`, a process beside the program:
+// Package export is `tigris export`: it ships a monitored program's data to
+// the OpenTelemetry ecosystem, its fine records (trace files) as OTLP spans
+// and its coarse statistics (the admin endpoint) as OTLP metrics, over
+// OTLP/HTTP with protobuf bodies. It runs in a process beside the program:
 // the program links no OpenTelemetry code and its probes cost what they cost
 // without export.
 //
