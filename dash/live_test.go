@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,10 +34,15 @@ type fakeProgram struct {
 	cycles []analyzer.Cycle
 	recent []byte
 	uptime float64
+	// sampling is what GET sampling answers and health repeats; why is every
+	// new cycle's explanation of an empty selection.
+	sampling admin.SamplingState
+	why      string
 }
 
 func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
-	p := &fakeProgram{probes: probes, pid: 100, recent: recentTrace(t, probes)}
+	p := &fakeProgram{probes: probes, pid: 100, recent: recentTrace(t, probes),
+		sampling: admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 1, EffectivePercent: "100%"}}
 	mux := http.NewServeMux()
 	reply := func(path string, f func() any) {
 		mux.HandleFunc("GET "+admin.Prefix+path, func(w http.ResponseWriter, r *http.Request) {
@@ -49,11 +55,16 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 	reply("health", func() any {
 		p.reads++
 		p.uptime += 3
-		p.cycles = append(p.cycles, analyzer.Cycle{Seq: p.reads, At: time.Unix(int64(p.reads), 0), Selected: []string{sig(p.reads % probes)}, Candidates: probes})
+		c := analyzer.Cycle{Seq: p.reads, At: time.Unix(int64(p.reads), 0), Selected: []string{sig(p.reads % probes)}, Candidates: probes, Sampling: p.sampling.Effective}
+		if p.why != "" {
+			c.Selected, c.Why = nil, p.why
+		}
+		p.cycles = append(p.cycles, c)
 		if len(p.cycles) > 100 {
 			p.cycles = p.cycles[1:]
 		}
-		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes}}
+		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes},
+			Sampling: p.sampling.Sampling, EffectiveSampling: p.sampling.Effective, SamplingReason: p.sampling.Reason}
 	})
 	reply("stats", func() any {
 		l := admin.StatsList{Sort: "total", Order: "desc", Matched: probes}
@@ -71,9 +82,7 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 		return l
 	})
 	reply("rules", func() any { return admin.RuleList{Configured: []settings.Rule{}, Manual: []settings.Rule{}} })
-	reply("sampling", func() any {
-		return admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 1, EffectivePercent: "100%"}
-	})
+	reply("sampling", func() any { return p.sampling })
 	reply("analysis", func() any { return settings.Default().Analysis })
 	reply("analysis/history", func() any { return admin.HistoryList{Cycles: p.cycles} })
 	reply("writer", func() any {
@@ -210,6 +219,33 @@ func TestLiveWindows(t *testing.T) {
 			if n != float64((i+1)*10) || r.SeriesMean[j] != 1000 {
 				t.Errorf("%s window %d: %v calls, mean %v; want %d calls of 1µs", r.Signature, j, n, r.SeriesMean[j], (i+1)*10)
 			}
+		}
+	}
+}
+
+// TestLivePageRateInForceAndWhy: while the overhead budget holds sampling
+// below the configured rate the page shows both rates and why, and a cycle
+// that selected nothing says why (issue 26: every surface shows the rate in
+// force; an empty selection explains itself).
+func TestLivePageRateInForceAndWhy(t *testing.T) {
+	p, addr := newFakeProgram(t, 3)
+	const reason = "overhead budget 2% of CPU: 167000 fine calls/s allow 5.4% (lowered)"
+	const why = "nothing qualified among 3 functions: least changeable selects none"
+	p.mu.Lock()
+	p.sampling = admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 0.054, EffectivePercent: "5.4%", Reason: reason}
+	p.why = why
+	p.mu.Unlock()
+	c, _ := adminclient.New(addr, adminclient.Options{})
+	l := NewLive(c, addr, LiveOptions{})
+	l.Read(context.Background())
+	_, page := get(t, dashOf(t, l, Options{})+"/")
+	for _, want := range []string{
+		"<dd>100% configured, 5.4% in force</dd>",                    // the process
+		"100% configured, <strong>5.4% in force</strong> (" + reason, // the modes section, with the reason
+		"<strong>Why nothing qualified:</strong> " + why,             // the last cycle
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
 		}
 	}
 }
