@@ -34,10 +34,15 @@ type fakeProgram struct {
 	cycles []analyzer.Cycle
 	recent []byte
 	uptime float64
+	// sampling is what GET sampling answers and health repeats; why is every
+	// new cycle's explanation of an empty selection.
+	sampling admin.SamplingState
+	why      string
 }
 
 func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
-	p := &fakeProgram{probes: probes, pid: 100, recent: recentTrace(t, probes)}
+	p := &fakeProgram{probes: probes, pid: 100, recent: recentTrace(t, probes),
+		sampling: admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 1, EffectivePercent: "100%"}}
 	mux := http.NewServeMux()
 	reply := func(path string, f func() any) {
 		mux.HandleFunc("GET "+admin.Prefix+path, func(w http.ResponseWriter, r *http.Request) {
@@ -50,11 +55,16 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 	reply("health", func() any {
 		p.reads++
 		p.uptime += 3
-		p.cycles = append(p.cycles, analyzer.Cycle{Seq: p.reads, At: time.Unix(int64(p.reads), 0), Selected: []string{sig(p.reads % probes)}, Candidates: probes})
+		c := analyzer.Cycle{Seq: p.reads, At: time.Unix(int64(p.reads), 0), Selected: []string{sig(p.reads % probes)}, Candidates: probes, Sampling: p.sampling.Effective}
+		if p.why != "" {
+			c.Selected, c.Why = nil, p.why
+		}
+		p.cycles = append(p.cycles, c)
 		if len(p.cycles) > 100 {
 			p.cycles = p.cycles[1:]
 		}
-		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes}}
+		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes},
+			Sampling: p.sampling.Sampling, EffectiveSampling: p.sampling.Effective, SamplingReason: p.sampling.Reason}
 	})
 	reply("stats", func() any {
 		l := admin.StatsList{Sort: "total", Order: "desc", Matched: probes}
@@ -72,9 +82,7 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 		return l
 	})
 	reply("rules", func() any { return admin.RuleList{Configured: []settings.Rule{}, Manual: []settings.Rule{}} })
-	reply("sampling", func() any {
-		return admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 1, EffectivePercent: "100%"}
-	})
+	reply("sampling", func() any { return p.sampling })
 	reply("analysis", func() any { return settings.Default().Analysis })
 	reply("analysis/history", func() any { return admin.HistoryList{Cycles: p.cycles} })
 	reply("writer", func() any {

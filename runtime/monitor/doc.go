@@ -32,7 +32,11 @@
 //
 // # Safety
 //
-// Nothing here may panic into, block, or allocate on the caller's path. Internal
+// Nothing here may panic into or allocate on the caller's path, nor block it,
+// with one exception the settings choose: under writer.on-full: block (the
+// default, so that no record is lost) a fine record that finds its P's ring
+// full makes the caller drain that ring, taking the writer's lock and waiting
+// for the disk; writer.on-full: drop never makes the caller wait. Internal
 // goroutines recover from their own panics and report errors to stderr, rate
 // limited. Double exits and unbalanced contexts are harmless.
 package monitor
