@@ -18,6 +18,7 @@ import (
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/pointcut"
+	"github.com/tigrisgo/tigris/runtime/query"
 )
 
 // limitsPage is the page that names every limit and its message.
@@ -151,7 +152,42 @@ var shownLimits = []shown{
 		"the reply of 127.0.0.1:7070 to GET /tigris/v1/health is larger than 67108864 bytes, more than any admin endpoint sends")},
 	{"dash form", fromSource("dash/server.go", `http.Error(w, "reading the form: "+err.Error(), http.StatusBadRequest)`, "400` `reading the form: http: request body too large")},
 	{"exit flush", fromSource("runtime/monitor/lifecycle.go", `"writer did not close within %v; some records may be lost", limit`, "tigris: writer did not close within 5s; some records may be lost")},
+	{"query text", queryError(strings.Repeat(" ", query.MaxText+1))},
+	{"query nesting", queryError("SELECT " + strings.Repeat("(", 65) + "1" + strings.Repeat(")", 65) + " FROM calls")},
+	{"query items", queryError("SELECT " + strings.Repeat("duration, ", query.MaxItems) + "duration FROM calls")},
+	{"query group by", queryError("SELECT count(*) FROM calls GROUP BY " + strings.Repeat("name, ", query.MaxGroupBy) + "name")},
+	{"query IN list", queryError("SELECT * FROM calls WHERE line IN (" + strings.Repeat("1, ", query.MaxInValues) + "1)")},
+	{"query LIMIT", queryError("SELECT * FROM calls LIMIT 1000001")},
+	{"query sampling interval", queryError("SELECT * FROM SAMPLE(cpu, 1ms)")},
+	{"query window", queryError("SELECT count(*) FROM calls WINDOW 1ms")},
+	{"query windows per tuple", queryError("SELECT count(*) FROM calls WINDOW 1h SLIDE 10ms")},
+	{"query join window", queryError("SELECT * FROM calls a WINDOW JOIN calls b WINDOW 25h")},
+	{"trigger FOR", queryError("CREATE TRIGGER t FROM calls WHEN error BEGIN FINE 'within(a)' FOR 100ms END")},
+	{"derived streams", func(t *testing.T) string {
+		text := "CREATE STREAM s0 AS (SELECT * FROM calls)"
+		for i := 1; i <= query.MaxDerived+1; i++ {
+			text += fmt.Sprintf("; CREATE STREAM s%d AS (SELECT * FROM s%d)", i, i-1)
+		}
+		_, err := query.Compile(text, nil)
+		return errText(t, err)
+	}},
+	{"queries at once", fromSource("runtime/query/live/registry.go", `"%w: %d running, %d more would pass the limit of %d (queries.max); cancel one first", ErrTooMany`,
+		"409` `too many queries: 8 running, 1 more would pass the limit of 8 (queries.max); cancel one first")},
+	{"probes of a query", fromSource("runtime/query/engine/plan.go", `"the query would acquire %d probes; the most is %d (queries.max-probes): narrow WHERE with function, package or MATCHES"`,
+		"422` `query refused: the query would acquire 41 probes; the most is 10 (queries.max-probes): narrow WHERE with function, package or MATCHES")},
+	{"cost of a query", fromSource("runtime/query/engine/plan.go", `"the query's estimated cost, %s of one core, is over the budget of %s (queries.budget): push down a duration bound or watch fewer functions"`,
+		"422` `query refused: the query's estimated cost, 6.1% of one core, is over the budget of 5% (queries.budget): push down a duration bound or watch fewer functions")},
+	{"query streams at once", fromSource("runtime/monitor/admin/queries.go", `"too many query streams at once (%d); retry, or post with detach", maxStreams`,
+		"503` `too many query streams at once (16); retry, or post with detach")},
 	{"panic flush", fromSource("runtime/monitor/fine.go", `"flush on panic: %v", err`, "tigris: flush on panic: not done within 1s")},
+}
+
+// queryError compiles text and returns its error, as the page shows it.
+func queryError(text string) func(t *testing.T) string {
+	return func(t *testing.T) string {
+		_, err := query.Compile(text, nil)
+		return errText(t, err)
+	}
 }
 
 // TestLimitsPageShowsMessages: docs/limits.md shows, for every limit above,
@@ -228,6 +264,26 @@ var limitConstants = map[string]string{
 	"runtime/writer.maxEventLen":           "internal: the longest encoding of one record",
 	"runtime/writer.minChunkBytes":         "internal: the writer's chunk sizes (below maxChunkLen)",
 	"runtime/writer.maxChunkBytes":         "internal: the writer's chunk sizes (below maxChunkLen)",
+	"runtime/query.MaxText":                "page",
+	"runtime/query.MaxNesting":             "page",
+	"runtime/query.MaxItems":               "page",
+	"runtime/query.MaxGroupBy":             "page",
+	"runtime/query.MaxInValues":            "page",
+	"runtime/query.MaxLimit":               "page",
+	"runtime/query.MinSample":              "page",
+	"runtime/query.MaxSpan":                "page",
+	"runtime/query.MinWindow":              "page",
+	"runtime/query.MaxSlides":              "page",
+	"runtime/query.MinFor":                 "page",
+	"runtime/query.MaxDerived":             "page",
+	"runtime/query/engine.MaxGroups":       "page",
+	"runtime/query/engine.MaxJoinBuffer":   "page",
+	"runtime/settings.MaxQueries":          "page: docs/config.md, Limits (generated)",
+	"runtime/settings.MaxQueryProbes":      "page: docs/config.md, Limits (generated)",
+	"runtime/monitor/admin.maxStreams":     "page",
+	"runtime/monitor.MaxTapQueue":          "page",
+	"runtime/query/engine.exactLimit":      "internal: percentiles are exact up to this many values, then a sketch within 0.5 %",
+	"runtime/query/live.maxLateness":       "internal: the longest a live window waits for late calls, docs/queries.md",
 	"export.maxHoles":                      "internal: missing records a partial trace remembers; memory is bounded by --max-memory",
 }
 

@@ -51,6 +51,8 @@ type Query struct {
 	// Schema is the output: a windowed aggregate adds window_start and
 	// window_end before the items.
 	Schema []Column
+	// derived is how many derived streams deep the query reads.
+	derived int
 }
 
 // Aggregated reports whether the query computes aggregates (or groups).
@@ -306,8 +308,8 @@ func (c *checker) source(s *Source, depth int) (*Bound, error) {
 	if !ok {
 		return nil, c.errorf(s.Pos, "no stream %q (built in: %s%s)", s.Name, builtinNames(), c.definedNames())
 	}
-	if depth+1 > MaxDerived {
-		return nil, c.errorf(s.Pos, "streams read through more than %d others", MaxDerived)
+	if d.derived+1 > MaxDerived {
+		return nil, c.errorf(s.Pos, "reading %s goes through %d derived streams; the most is %d", s.Name, d.derived+1, MaxDerived)
 	}
 	b.Derived = d
 	b.Stream = &StreamDef{Name: d.Name, Doc: "derived: " + d.Text, Columns: d.Schema}
@@ -350,6 +352,11 @@ func (c *checker) selectQuery(s *Select, depth int) (*Query, error) {
 		return nil, err
 	}
 	q := &Query{Kind: KindSelect, Sources: srcs, Join: join}
+	for _, b := range srcs {
+		if b.Derived != nil && b.Derived.derived+1 > q.derived {
+			q.derived = b.Derived.derived + 1
+		}
+	}
 	sc := &scope{sources: srcs}
 	if s.Where != nil {
 		sc.aggWhy = "WHERE is applied to each tuple before grouping; put conditions on aggregates in HAVING"

@@ -1,7 +1,7 @@
-// Package query is tigris's monitoring query language: declarative,
-// continuous queries over the streams a running program exposes, after
-// EndoScope (Cheung and Madden, VLDB 2008). It parses and checks a query; it
-// does not run it (package engine plans and runs checked queries; package
+// Package query parses and checks queries of tigris's monitoring query
+// language: declarative, continuous queries over the streams a running
+// program exposes, after EndoScope (Cheung and Madden, VLDB 2008). It does
+// not run them (package engine plans and runs checked queries; package
 // live runs them inside a program, and tigris query over a trace file).
 //
 // # Streams

@@ -1,5 +1,6 @@
-// Package engine plans and runs checked queries (package query). It knows
-// nothing of where tuples come from: a running program (package live) or a
+// Package engine plans and runs checked queries (package query): acquisition,
+// pushdown, windows, joins, aggregates. It knows nothing of where tuples
+// come from: a running program (package live) or a
 // trace file (tigris query) pushes them, and both get the same answers.
 //
 // # Planning: acquire only what the query needs

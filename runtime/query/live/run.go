@@ -474,7 +474,10 @@ func snapshot(trigger string, now time.Time) (string, error) {
 		return "", err
 	}
 	base := strings.TrimSuffix(st.CurrentFile, filepath.Ext(st.CurrentFile))
-	path := fmt.Sprintf("%s-snapshot-%s-%d.tgr", base, trigger, now.UnixMilli())
+	path := fmt.Sprintf("%s-snapshot-%s-%s.tgr", base, trigger, now.UTC().Format("20060102T150405.000Z"))
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return "", err
 	}
