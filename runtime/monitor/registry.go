@@ -25,9 +25,9 @@ var registry struct {
 	analyzer     map[uint32]uint32 // probe id → mode chosen by the last analysis
 	// floors are the modes queries need (query.go): they raise a probe's
 	// mode, never lower it.
-	floors map[uint32]*floor
-	configured   bool
-	sinkChosen   bool // the writer was opened, or SetSink chose a sink
+	floors     map[uint32]*floor
+	configured bool
+	sinkChosen bool // the writer was opened, or SetSink chose a sink
 	// What the binary links (Links): the exit hook is registered, the admin
 	// starter ran, a requested endpoint that is not linked was reported, the
 	// analysis loop runs.
