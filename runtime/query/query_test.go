@@ -122,3 +122,21 @@ func TestDerivedStreams(t *testing.T) {
 		t.Fatal("a stream was read before it was created")
 	}
 }
+
+// TestDocsNameEveryColumn: docs/queries.md describes every stream and column.
+func TestDocsNameEveryColumn(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "queries.md"))
+	if err != nil {
+		t.Skip("no docs/queries.md: the module is not in the tigris repository")
+	}
+	for _, s := range Builtin {
+		if !strings.Contains(string(doc), "`"+s.Name+"`") {
+			t.Errorf("docs/queries.md does not name the stream %s", s.Name)
+		}
+		for _, c := range s.Columns {
+			if !strings.Contains(string(doc), "`"+c.Name+"`") {
+				t.Errorf("docs/queries.md does not name the column %s.%s", s.Name, c.Name)
+			}
+		}
+	}
+}
