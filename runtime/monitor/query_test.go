@@ -237,3 +237,28 @@ func TestTapConcurrent(t *testing.T) {
 		t.Fatalf("delivered %d + lost %d = %d, want %d", delivered, tp.Lost(), total, producers*calls)
 	}
 }
+
+// The analyzer's choices and the queries' floors combine: the higher mode
+// wins, and each layer's removal leaves the other's.
+func TestTapFloorsWithAnalyzer(t *testing.T) {
+	ps := newProbes(t, "test.example/floorsan", 2)
+	t.Cleanup(func() { SetAnalyzerModes(nil, nil) })
+	q, err := Acquire(map[uint32]TapNeed{ps[0].id: {}, ps[1].id: {Fine: true}}, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SetAnalyzerModes(map[uint32]Mode{ps[0].id: "fine", ps[1].id: "off"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := modesOf(ps), []uint32{modeFine, modeFine}; !equalModes(got, want) {
+		t.Fatalf("analyzer fine over a coarse floor, off under a fine one: %v, want %v", got, want)
+	}
+	q.Release()
+	if got, want := modesOf(ps), []uint32{modeFine, modeOff}; !equalModes(got, want) {
+		t.Fatalf("after the query: %v, want the analyzer's %v", got, want)
+	}
+	SetAnalyzerModes(nil, nil)
+	if got, want := modesOf(ps), []uint32{modeCoarse, modeCoarse}; !equalModes(got, want) {
+		t.Fatalf("after both: %v, want the configured %v", got, want)
+	}
+}
