@@ -177,6 +177,8 @@ var shownLimits = []shown{
 		"422` `query refused: the query would acquire 41 probes; the most is 10 (queries.max-probes): narrow WHERE with function, package or MATCHES")},
 	{"cost of a query", fromSource("runtime/query/engine/plan.go", `"the query's estimated cost, %s of one core, is over the budget of %s (queries.budget): push down a duration bound or watch fewer functions"`,
 		"422` `query refused: the query's estimated cost, 6.1% of one core, is over the budget of 5% (queries.budget): push down a duration bound or watch fewer functions")},
+	{"cost of the running queries", fromSource("runtime/query/live/registry.go", `"the running queries' estimated cost, %s of one core, with this query's %s, is over the budget of %s (queries.budget): cancel a query or narrow this one"`,
+		"422` `query refused: the running queries' estimated cost, 4.2% of one core, with this query's 1.3%, is over the budget of 5% (queries.budget): cancel a query or narrow this one")},
 	{"query streams at once", fromSource("runtime/monitor/admin/queries.go", `"too many query streams at once (%d); retry, or post with detach", maxStreams`,
 		"503` `too many query streams at once (16); retry, or post with detach")},
 	{"panic flush", fromSource("runtime/monitor/fine.go", `"flush on panic: %v", err`, "tigris: flush on panic: not done within 1s")},

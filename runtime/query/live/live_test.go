@@ -254,3 +254,45 @@ func TestTriggerSwitchesProbesForAWhile(t *testing.T) {
 func engineLimits(maxProbes int, budget float64) engine.Limits {
 	return engine.Limits{MaxProbes: maxProbes, Budget: budget}
 }
+
+// The budget bounds the running queries together; a probe a running query
+// already switched on costs the next one nothing more.
+func TestBudgetOfRunningQueries(t *testing.T) {
+	setup(t)
+	// Hash and Save get rates for the estimate: on for a while, then off.
+	if _, err := monitor.AddRule(monitor.Rule{Pattern: "within(test.example/...)", Mode: "coarse"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20000; i++ {
+		call(&probes[1], 0, nil)
+		call(&probes[2], 0, nil)
+	}
+	monitor.SetRules(nil)
+	// Rates are calls since the program started over its uptime: let the
+	// uptime dwarf the test's own few milliseconds, so they hold still.
+	time.Sleep(500 * time.Millisecond)
+	hash, save := `SELECT name FROM calls WHERE name = 'Hash' AND duration > 1h`, `SELECT name FROM calls WHERE name = 'Save' AND duration > 1h`
+	cost := func(q string) float64 {
+		ex, err := NewRegistry(Options{}).Post("EXPLAIN "+q, true)
+		if err != nil || ex[0].Plan.CostNs <= 0 {
+			t.Fatalf("explain: %v %+v", err, ex)
+		}
+		return ex[0].Plan.CostNs
+	}
+	reg := NewRegistry(Options{Limits: engineLimits(100, (cost(hash)+cost(save)/2)/1e9)})
+	p, err := reg.Post(hash, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p[0].Query.Cancel()
+	again, err := reg.Post(hash, true) // shares Hash's probe: no more cost
+	if err != nil {
+		t.Fatalf("a second query on the same probe: %v", err)
+	}
+	defer again[0].Query.Cancel()
+	_, err = reg.Post(save, true)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "the running queries' estimated cost") {
+		t.Fatalf("a query on another probe: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -184,6 +185,9 @@ func (r *Registry) Post(text string, detach bool) ([]Posted, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.checkBudgetLocked(out); err != nil {
+		return nil, err
+	}
 	if n := len(r.running); starting > 0 && n+starting > r.opts.MaxQueries {
 		return nil, fmt.Errorf("%w: %d running, %d more would pass the limit of %d (queries.max); cancel one first", ErrTooMany, n, starting, r.opts.MaxQueries)
 	}
@@ -223,6 +227,35 @@ func (r *Registry) Post(text string, detach bool) ([]Posted, error) {
 	}
 	return out, nil
 }
+
+// checkBudgetLocked refuses new plans when, with the running queries, their
+// estimated cost passes the budget: queries.budget bounds what all the
+// program's queries cost together. Shared probes are counted once per query
+// that switched them on, so the sum errs high.
+func (r *Registry) checkBudgetLocked(posted []Posted) error {
+	budget := r.opts.Limits.Budget * float64(time.Second)
+	if budget <= 0 {
+		return nil
+	}
+	running := 0.0
+	for _, q := range r.running {
+		running += q.plan.CostNs
+	}
+	for _, p := range posted {
+		if p.Plan == nil || p.Explain {
+			continue
+		}
+		if running > 0 && running+p.Plan.CostNs > budget {
+			p.Plan.Refused = fmt.Sprintf("the running queries' estimated cost, %s of one core, with this query's %s, is over the budget of %s (queries.budget): cancel a query or narrow this one",
+				percent(running/float64(time.Second)), percent(p.Plan.CostNs/float64(time.Second)), percent(r.opts.Limits.Budget))
+			return &RefusedError{Plan: p.Plan}
+		}
+		running += p.Plan.CostNs
+	}
+	return nil
+}
+
+func percent(f float64) string { return strconv.FormatFloat(f*100, 'g', 3, 64) + "%" }
 
 // ended moves q from running to the recently ended list.
 func (r *Registry) endQuery(q *Query) {
