@@ -130,39 +130,3 @@ func (v Value) AppendJSON(b []byte) []byte {
 
 // Equal reports whether a and b are the same value of the same type.
 func (a Value) Equal(b Value) bool { return a == b }
-
-// compare orders a and b of comparable types: -1, 0 or 1, and false when
-// they cannot be compared (a null, or types that do not mix).
-func compare(a, b Value) (int, bool) {
-	switch {
-	case a.T == Null || b.T == Null:
-		return 0, false
-	case a.T == String && b.T == String:
-		switch {
-		case a.S < b.S:
-			return -1, true
-		case a.S > b.S:
-			return 1, true
-		}
-		return 0, true
-	case a.T == b.T && a.T != Float:
-		switch {
-		case a.I < b.I:
-			return -1, true
-		case a.I > b.I:
-			return 1, true
-		}
-		return 0, true
-	case a.T.numeric() && b.T.numeric():
-		x, y := a.Num(), b.Num()
-		switch {
-		case x < y:
-			return -1, true
-		case x > y:
-			return 1, true
-		case x == y:
-			return 0, true
-		}
-	}
-	return 0, false
-}

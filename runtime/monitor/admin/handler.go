@@ -151,18 +151,8 @@ func (a *api) wrap(m methods, slot bool) http.Handler {
 			writeError(w, errorf(http.StatusMethodNotAllowed, "%s %s is not allowed (want %s)", r.Method, r.URL.Path, strings.Join(allow, " or ")))
 			return
 		}
-		if method != http.MethodGet {
-			if err := a.authorize(r); err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="tigris"`)
-				writeError(w, err)
-				return
-			}
-			body, err := a.readBody(w, r)
-			if err != nil {
-				writeError(w, err)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+		if method != http.MethodGet && !a.admitChange(w, r) {
+			return
 		}
 		reply := &replyBuffer{header: w.Header()}
 		if slot && !a.acquire(r) {
@@ -176,6 +166,23 @@ func (a *api) wrap(m methods, slot bool) http.Handler {
 		}()
 		reply.send(w)
 	})
+}
+
+// admitChange checks a change's token and reads its body (within its limits)
+// so the handler finds it in r.Body; false when it wrote the refusal.
+func (a *api) admitChange(w http.ResponseWriter, r *http.Request) bool {
+	if err := a.authorize(r); err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="tigris"`)
+		writeError(w, err)
+		return false
+	}
+	body, err := a.readBody(w, r)
+	if err != nil {
+		writeError(w, err)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return true
 }
 
 // acquire takes an in-flight slot; false when the client left while waiting.

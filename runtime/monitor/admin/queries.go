@@ -1,11 +1,9 @@
 package admin
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -119,18 +117,8 @@ func (a *api) stream(h handlerFunc) http.Handler {
 			writeError(w, errorf(http.StatusMethodNotAllowed, "%s %s is not allowed", r.Method, r.URL.Path))
 			return
 		}
-		if r.Method == http.MethodPost {
-			if err := a.authorize(r); err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="tigris"`)
-				writeError(w, err)
-				return
-			}
-			body, err := a.readBody(w, r)
-			if err != nil {
-				writeError(w, err)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method == http.MethodPost && !a.admitChange(w, r) {
+			return
 		}
 		select {
 		case a.streams <- struct{}{}:

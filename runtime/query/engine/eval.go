@@ -234,44 +234,17 @@ func arith(op string, t query.Type, a, b query.Value) query.Value {
 	if a.T == query.Null || b.T == query.Null {
 		return query.Value{}
 	}
-	if t == query.Float {
-		x, y := a.Num(), b.Num()
-		var r float64
-		switch op {
-		case "+":
-			r = x + y
-		case "-":
-			r = x - y
-		case "*":
-			r = x * y
-		case "/":
-			if y == 0 {
-				return query.Value{}
-			}
-			r = x / y
-		}
-		return query.FloatValue(r)
-	}
-	// Integer results: ints, durations and times; a float factor scales.
-	if a.T == query.Float || b.T == query.Float {
-		x, y := a.Num(), b.Num()
-		var r float64
-		switch op {
-		case "*":
-			r = x * y
-		case "/":
-			if y == 0 {
-				return query.Value{}
-			}
-			r = x / y
-		case "+":
-			r = x + y
-		case "-":
-			r = x - y
-		}
-		if math.IsNaN(r) || math.Abs(r) > math.MaxInt64 {
+	if t == query.Float || a.T == query.Float || b.T == query.Float {
+		r, ok := floatOp(op, a.Num(), b.Num())
+		switch {
+		case !ok:
+			return query.Value{}
+		case t == query.Float:
+			return query.FloatValue(r)
+		case math.IsNaN(r) || math.Abs(r) > math.MaxInt64:
 			return query.Value{}
 		}
+		// A duration scaled by a float factor.
 		return query.Value{T: t, I: int64(math.Round(r))}
 	}
 	x, y := a.I, b.I
@@ -290,6 +263,21 @@ func arith(op string, t query.Type, a, b query.Value) query.Value {
 		r = x / y
 	}
 	return query.Value{T: t, I: r}
+}
+
+// floatOp applies op; false for a division by zero.
+func floatOp(op string, x, y float64) (float64, bool) {
+	switch op {
+	case "+":
+		return x + y, true
+	case "-":
+		return x - y, true
+	case "*":
+		return x * y, true
+	case "/":
+		return x / y, y != 0
+	}
+	return 0, false
 }
 
 // like matches s against a LIKE pattern: % any run, _ one character. It
