@@ -27,7 +27,7 @@ var (
 	register sync.Once
 )
 
-func setup(t *testing.T) {
+func setup(t testing.TB) {
 	register.Do(func() {
 		monitor.Register(`{"format":1,"mode":"off","sampling":1,"writer":{"mode":"null","queue":1,"onFull":"drop","flush":"1s"},"analysis":{"interval":"1m"}}`, probes, infos)
 	})
