@@ -28,8 +28,8 @@ const DefaultAddr = "127.0.0.1:7070"
 const DefaultTimeout = 10 * time.Second
 
 // maxReply bounds the reply read, far above any real one (a stats list of
-// 100,000 probes is about 40 MB).
-const maxReply = 64 << 20
+// 100,000 probes is about 40 MB). A variable for tests.
+var maxReply int64 = 64 << 20
 
 // Options configure a Client. The zero value is a client without a token,
 // with DefaultTimeout.
@@ -176,9 +176,13 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any, exp
 		return nil, c.unreachable(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the reply of %s: %w", c.addr, err)
+	}
+	if int64(len(data)) > maxReply {
+		// Cut short, it would fail to decode with a message about JSON.
+		return nil, fmt.Errorf("the reply of %s to %s %s is larger than %d bytes, more than any admin endpoint sends", c.addr, method, path, maxReply)
 	}
 	if resp.StatusCode >= 300 {
 		e := &Error{Status: resp.StatusCode, Expr: expr}

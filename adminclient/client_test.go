@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -207,5 +208,23 @@ func TestAddresses(t *testing.T) {
 	t.Setenv("TIGRIS_ADMIN", "127.0.0.1:9999")
 	if got := AddrFromEnv(); got != "127.0.0.1:9999" {
 		t.Errorf("TIGRIS_ADMIN=127.0.0.1:9999: %s", got)
+	}
+}
+
+// TestReplyLimit: a reply over maxReply is an error that says so; it used to
+// be cut short and fail as JSON that ends too soon.
+func TestReplyLimit(t *testing.T) {
+	old := maxReply
+	maxReply = 64
+	defer func() { maxReply = old }()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"status": "ok", "padding": %q}`, strings.Repeat("x", 100))
+	}))
+	defer srv.Close()
+	_, err := newClient(t, srv.URL, Options{}).Health(context.Background())
+	want := "the reply of " + srv.URL + " to GET /tigris/v1/health is larger than 64 bytes, more than any admin endpoint sends"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
 	}
 }

@@ -90,13 +90,14 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes, the most a tigris.yaml may hold (the build reads it for every instrumented package)", path, MaxSize)
+		return nil, fmt.Errorf("%s: larger than %d bytes, the most a tigris.yaml may hold (parsing one of that size takes seconds, and go build -toolexec parses it in every compile)", path, MaxSize)
 	}
 	return Parse(path, data)
 }
 
-// MaxSize is the largest tigris.yaml Load reads: 1 MiB. A config is read by
-// every instrumented compile and link of a build; far below this size it
+// MaxSize is the largest tigris.yaml Load reads: 1 MiB. tigris go parses the
+// config once per build, but go build -toolexec parses it in every compile
+// and link (a 1 MiB file of pointcuts takes seconds); far below this size it
 // already says everything a config can say.
 const MaxSize = 1 << 20
 

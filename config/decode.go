@@ -29,7 +29,7 @@ func Parse(filename string, data []byte) (*Config, error) {
 	d.cfg.Path = filename
 
 	root, ok := d.parseYAML()
-	if ok && root != nil {
+	if ok && root != nil && d.checkAliases(root) {
 		d.document(root)
 		d.resolve()
 		d.validate()
@@ -177,6 +177,51 @@ func (d *decoder) errorf(n *yaml.Node, key, format string, args ...any) {
 
 // at notes that settings field came from node n under YAML key.
 func (d *decoder) at(field, key string, n *yaml.Node) { d.where[field] = place{key, n} }
+
+// checkAliases refuses a file whose aliases repeat more bytes of values than
+// the file holds. Every alias makes the decoder read its anchor's values
+// again, and a value can be a pointcut, which costs about 4 kB of allocation
+// per byte to parse: a few hundred aliases of one long pointcut (ten bytes
+// each) cost as much as megabytes of pointcuts. So the work stays within
+// twice the file's. Named pointcuts are the way to share an expression: they
+// share its compiled form too.
+func (d *decoder) checkAliases(root *yaml.Node) bool {
+	sizes := map[*yaml.Node]int{}
+	var size func(n *yaml.Node) int // bytes of values below n, aliases expanded
+	size = func(n *yaml.Node) int {
+		if s, ok := sizes[n]; ok {
+			return s
+		}
+		sizes[n] = 0 // an alias of an enclosing node adds nothing more
+		s := len(n.Value)
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s = size(n.Alias)
+		}
+		for _, c := range n.Content {
+			s += size(c)
+		}
+		sizes[n] = s
+		return s
+	}
+	limit, repeated := len(d.src.data), 0
+	var walk func(n *yaml.Node) bool
+	walk = func(n *yaml.Node) bool {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			if repeated += size(n.Alias); repeated > limit {
+				d.errorf(n, "", "aliases repeat more than %d bytes of values, the size of the file (every alias is decoded again; share a pointcut by naming it under pointcuts:)", limit)
+				return false
+			}
+			return true
+		}
+		for _, c := range n.Content {
+			if !walk(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(root)
+}
 
 // deref follows aliases.
 func deref(n *yaml.Node) *yaml.Node {
@@ -379,7 +424,7 @@ func parseInlinable(s string) (string, error) {
 // document reads the top-level mapping.
 func (d *decoder) document(root *yaml.Node) {
 	r := &d.cfg.Runtime
-	d.mapping(root, "", "a mapping with keys version, pointcuts, monitor, analysis, writer and admin", []field{
+	d.mapping(root, "", "a mapping with keys version, pointcuts, monitor, analysis, writer, admin and queries", []field{
 		{"version", func(key string, _, n *yaml.Node) {
 			if s, ok := d.scalar(n, key, "1"); ok && s != strconv.Itoa(Version) {
 				d.errorf(n, key, "%q is not a supported version (want %d)", s, Version)
@@ -435,6 +480,14 @@ func (d *decoder) document(root *yaml.Node) {
 					d.adminLinkSet = !isNull(n)
 					set(d, &d.cfg.AdminLink, "", "true or false", settings.ParseBool)(key, k, n)
 				}},
+			})
+		}},
+		{"queries", func(key string, _, n *yaml.Node) {
+			q := &r.Queries
+			d.mapping(n, key, "a mapping of query limits", []field{
+				{"max", set(d, &q.Max, "queries.max", "an integer", settings.ParseCount)},
+				{"max-probes", set(d, &q.MaxProbes, "queries.maxProbes", "an integer", settings.ParseCount)},
+				{"budget", set(d, &q.Budget, "queries.budget", "a percentage", settings.ParsePercent)},
 			})
 		}},
 	})

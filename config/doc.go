@@ -1,5 +1,5 @@
-// Package config loads tigris.yaml, the one file that says which functions tigris
-// instruments and how their probes behave at run time. docs/config.md is the
+// Package config loads and validates tigris.yaml, the one file that says which
+// functions tigris instruments and how their probes behave at run time. docs/config.md is the
 // user's reference for every key; this page is the Go API.
 //
 // # Loading

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sync"
 	"testing"
@@ -33,10 +34,15 @@ type fakeProgram struct {
 	cycles []analyzer.Cycle
 	recent []byte
 	uptime float64
+	// sampling is what GET sampling answers and health repeats; why is every
+	// new cycle's explanation of an empty selection.
+	sampling admin.SamplingState
+	why      string
 }
 
 func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
-	p := &fakeProgram{probes: probes, pid: 100, recent: recentTrace(t, probes)}
+	p := &fakeProgram{probes: probes, pid: 100, recent: recentTrace(t, probes),
+		sampling: admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 1, EffectivePercent: "100%"}}
 	mux := http.NewServeMux()
 	reply := func(path string, f func() any) {
 		mux.HandleFunc("GET "+admin.Prefix+path, func(w http.ResponseWriter, r *http.Request) {
@@ -49,11 +55,16 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 	reply("health", func() any {
 		p.reads++
 		p.uptime += 3
-		p.cycles = append(p.cycles, analyzer.Cycle{Seq: p.reads, At: time.Unix(int64(p.reads), 0), Selected: []string{sig(p.reads % probes)}, Candidates: probes})
+		c := analyzer.Cycle{Seq: p.reads, At: time.Unix(int64(p.reads), 0), Selected: []string{sig(p.reads % probes)}, Candidates: probes, Sampling: p.sampling.Effective}
+		if p.why != "" {
+			c.Selected, c.Why = nil, p.why
+		}
+		p.cycles = append(p.cycles, c)
 		if len(p.cycles) > 100 {
 			p.cycles = p.cycles[1:]
 		}
-		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes}}
+		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes},
+			Sampling: p.sampling.Sampling, EffectiveSampling: p.sampling.Effective, SamplingReason: p.sampling.Reason}
 	})
 	reply("stats", func() any {
 		l := admin.StatsList{Sort: "total", Order: "desc", Matched: probes}
@@ -71,9 +82,7 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 		return l
 	})
 	reply("rules", func() any { return admin.RuleList{Configured: []settings.Rule{}, Manual: []settings.Rule{}} })
-	reply("sampling", func() any {
-		return admin.SamplingState{Sampling: 1, Percent: "100%", Effective: 1, EffectivePercent: "100%"}
-	})
+	reply("sampling", func() any { return p.sampling })
 	reply("analysis", func() any { return settings.Default().Analysis })
 	reply("analysis/history", func() any { return admin.HistoryList{Cycles: p.cycles} })
 	reply("writer", func() any {
@@ -210,6 +219,44 @@ func TestLiveWindows(t *testing.T) {
 			if n != float64((i+1)*10) || r.SeriesMean[j] != 1000 {
 				t.Errorf("%s window %d: %v calls, mean %v; want %d calls of 1µs", r.Signature, j, n, r.SeriesMean[j], (i+1)*10)
 			}
+		}
+	}
+}
+
+// TestLivePageSections: the page on a program that has run a while shows
+// every section the dashboard promises (docs/dashboard.md, "What the page
+// shows"): functions with their histograms and sparklines, the analyzer's
+// phase, selections per cycle and history, the modes with their forms, call
+// trees as flame graphs with their downloads, and the writer's buffer.
+func TestLivePageSections(t *testing.T) {
+	_, addr := newFakeProgram(t, 5)
+	c, err := adminclient.New(addr, adminclient.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(1_700_000_000, 0)
+	l := NewLive(c, addr, LiveOptions{Refresh: 3 * time.Second, Now: func() time.Time { return clock }})
+	for range 5 {
+		l.View(context.Background(), Query{}) // looked at: the recent records are read
+		l.Read(context.Background())
+		clock = clock.Add(3 * time.Second)
+	}
+	_, page := get(t, dashOf(t, l, Options{})+"/")
+	for what, re := range map[string]string{
+		"a row per function":         `(?s)(<tr data-signature="example\.com/app\.F\d\(int\) error" data-calls="[1-9]\d*".*){5}`,
+		"latency histograms":         `<svg class="hist"`,
+		"sparklines of calls":        `(?s)id="functions".*<svg class="spark"`,
+		"the analyzer's phase":       `<p class="phase"><strong>[^<]+</strong>`,
+		"selections per cycle":       `<svg class="timeline"`,
+		"the history of cycles":      `<details id="cycles"><summary>History of \d+ cycles`,
+		"the rule and rate forms":    `(?s)id="rule-pattern".*id="rate"`,
+		"flame graphs":               `<svg class="flame"`,
+		"Perfetto and pprof links":   `href="/download\?format=chrome[^"]*".*href="/download\?format=pprof`,
+		"the writer's buffer":        `(?s)id="writer".*<dt>Buffer</dt><dd>[0-9,]+</dd>`,
+		"the writer's written count": `(?s)id="writer".*<dt>Written</dt><dd>[0-9,]+</dd>`,
+	} {
+		if !regexp.MustCompile(re).MatchString(page) {
+			t.Errorf("the page lacks %s (/%s/)", what, re)
 		}
 	}
 }

@@ -3,7 +3,10 @@ package dash
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -33,11 +36,17 @@ func (s *syncBuffer) String() string {
 // runDash runs Run on the shop trace with listen until it printed its
 // address, and returns its output.
 func runDash(t *testing.T, listen string) (stdout, stderr string) {
+	return runDashWith(t, Config{Listen: listen})
+}
+
+// runDashWith is runDash with cfg's other settings.
+func runDashWith(t *testing.T, cfg Config) (stdout, stderr string) {
 	var out, errOut syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	cfg.Target, cfg.Analysis, cfg.Stdout, cfg.Stderr = writeTrace(t, shopDefs, shopRecords), settings.Default().Analysis, &out, &errOut
 	go func() {
-		done <- Run(ctx, Config{Target: writeTrace(t, shopDefs, shopRecords), Listen: listen, Analysis: settings.Default().Analysis, Stdout: &out, Stderr: &errOut})
+		done <- Run(ctx, cfg)
 	}()
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out.String(), "http://") && time.Now().Before(deadline); {
 		select {
@@ -76,5 +85,39 @@ func TestRunBadTarget(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Run(%q): %v, want %q", target, err, want)
 		}
+	}
+}
+
+// TestRunOpen: --open hands the page's address to the desktop's launcher
+// (here a stand-in xdg-open), and says what to do where there is none.
+func TestRunOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the launcher stand-in is a shell script for xdg-open")
+	}
+	dir := t.TempDir()
+	opened := filepath.Join(dir, "opened")
+	script := "#!/bin/sh\nprintf '%s' \"$1\" > " + opened + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	t.Setenv("DISPLAY", ":99")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	out, errOut := runDashWith(t, Config{Open: true})
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(out)
+	var got []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if got, _ = os.ReadFile(opened); len(got) > 0 {
+			break
+		}
+	}
+	if url == "" || string(got) != url || errOut != "" {
+		t.Errorf("--open: printed %q, the launcher got %q; stderr %q", out, got, errOut)
+	}
+
+	t.Setenv("DISPLAY", "")
+	_, errOut = runDashWith(t, Config{Open: true})
+	if !strings.Contains(errOut, "no display to open a browser on; open http://127.0.0.1:") {
+		t.Errorf("--open without a display: stderr %q", errOut)
 	}
 }

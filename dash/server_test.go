@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,9 +127,9 @@ func TestLivePage(t *testing.T) {
 			t.Errorf("%s in mode %q, want coarse", m[1], m[3])
 		}
 	}
-	for sig, n := range map[string]string{admintest.Find: "30", admintest.Save: "20", admintest.Ping: "10"} {
-		if calls[sig] < n { // other tests of the package may have called them too
-			t.Errorf("%s: %q calls on the page, want at least %s (rows %v)", sig, calls[sig], n, calls)
+	for sig, n := range map[string]int{admintest.Find: 30, admintest.Save: 20, admintest.Ping: 10} {
+		if got, _ := strconv.Atoi(calls[sig]); got < n { // other tests of the package may have called them too
+			t.Errorf("%s: %q calls on the page, want at least %d (rows %v)", sig, calls[sig], n, calls)
 		}
 	}
 	for _, want := range []string{`id="analyzer"`, `id="modes"`, `id="traces"`, `id="writer"`, "Top functions"} {
@@ -331,5 +332,44 @@ func TestQueryHook(t *testing.T) {
 	}
 	if resp, _ := send(t, "POST", base+"/query", form, "Sec-Fetch-Site: cross-site"); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a cross-site query: %s", resp.Status)
+	}
+}
+
+// resourceRE finds what a page or style sheet makes the browser load: the
+// src and href of elements that load (not links), and CSS url() and @import.
+var resourceRE = regexp.MustCompile(`<(?:script|link|img|iframe|source|embed|object|audio|video)\b[^>]*?\s(?:src|href|data)="([^"]*)"|url\(\s*['"]?([^'")]*)|@import\s+['"]?([^'";\s]*)`)
+
+// TestNothingFromElsewhere: the page works offline: everything it and its
+// style sheet and script load comes from the dashboard itself, and its
+// Content-Security-Policy forbids the rest.
+func TestNothingFromElsewhere(t *testing.T) {
+	f, err := OpenFile(writeTrace(t, shopDefs, shopRecords), FileOptions{Analysis: settings.Default().Analysis})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileBase := dashOf(t, f, Options{})
+	liveBase, _ := liveDash(t, "", "", LiveOptions{})
+	for _, base := range []string{fileBase, liveBase} {
+		resp, page := get(t, base+"/")
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "http") {
+			t.Errorf("Content-Security-Policy %q", csp)
+		}
+		bodies := map[string]string{"/": page}
+		for _, m := range resourceRE.FindAllStringSubmatch(page, -1) {
+			if u := m[1] + m[2] + m[3]; strings.HasPrefix(u, "/assets/") {
+				_, bodies[u] = get(t, base+u)
+			}
+		}
+		if len(bodies) < 4 {
+			t.Errorf("the page loads %d of its own files; want the style sheet, the script and the icon", len(bodies)-1)
+		}
+		for name, body := range bodies {
+			for _, m := range resourceRE.FindAllStringSubmatch(body, -1) {
+				u := m[1] + m[2] + m[3]
+				if !(strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") || strings.HasPrefix(u, "#") || strings.HasPrefix(u, "data:")) {
+					t.Errorf("%s loads %q, which is not the dashboard's own", name, u)
+				}
+			}
+		}
 	}
 }

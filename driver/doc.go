@@ -1,4 +1,5 @@
-// Package driver runs the go command for `tigris go build|test|run|...`.
+// Package driver plans a build and runs the go command for `tigris go
+// build|test|run|...`.
 //
 // A build driven this way is incremental and shares the plain build cache:
 //

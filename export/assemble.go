@@ -91,9 +91,9 @@ type completedIDs struct {
 const completedKeep = 1 << 16
 
 func (c *completedIDs) add(id uint64) {
+	// Grown as needed, not sized for completedKeep: most streams are short.
 	if c.set == nil {
-		c.set = make(map[uint64]struct{}, completedKeep)
-		c.ring = make([]uint64, 0, completedKeep)
+		c.set = make(map[uint64]struct{})
 	}
 	if len(c.ring) < completedKeep {
 		c.ring = append(c.ring, id)
@@ -169,8 +169,27 @@ type stream struct {
 	seq   int
 	items int64
 	// ended: the last file was read to its end and no more will come (the
-	// process is gone); done: everything is sent too.
+	// process is gone).
 	ended bool
+	// pending: spans of the stream made and not yet delivered; released:
+	// the stream ended and everything was delivered, so all it keeps is its
+	// position (a shipper that follows a directory for long sees many
+	// programs come and go).
+	pending  int64
+	released bool
+}
+
+// release lets go of what an ended stream no longer needs, once nothing of
+// it is pending.
+func (st *stream) release() {
+	if !st.ended || st.released || st.pending > 0 || len(st.traces) > 0 || len(st.settle) > 0 {
+		return
+	}
+	st.released = true
+	st.probes = map[uint32]*probeState{}
+	st.traces = map[uint64]*openTrace{}
+	st.settle, st.clock = nil, nil
+	st.completed = completedIDs{}
 }
 
 func newStream(h *writer.Header, res []kv) *stream {
@@ -298,6 +317,21 @@ func (a *assembler) expire(st *stream, now time.Time) {
 			// without a record is a call still running (or a record the
 			// writer has not flushed yet, which ripeness waits for).
 			a.flushPartial(st, id, a.ripe(st, now), now)
+		}
+	}
+}
+
+// drain sends every record st holds, as if ripe: complete traces whole,
+// the others in parts that stay open (their holes remembered), for a run
+// that stops reading a stream before its end.
+func (a *assembler) drain(st *stream) {
+	for _, s := range st.settle {
+		a.flush(st, s.trace, flushComplete)
+	}
+	st.settle = nil
+	for id, t := range st.traces {
+		if len(t.recs) > 0 {
+			a.send(st, id, flushPartial, math.MaxInt64, time.Now())
 		}
 	}
 }
@@ -474,6 +508,12 @@ func mergeHoles(t *openTrace, recs []held) []uint32 {
 		e := recs[i].EOI
 		if e < t.next {
 			continue
+		}
+		// Only the last maxHoles are kept (below): a gap of millions of
+		// indexes (records lost) must not be listed first.
+		if e-want > maxHoles {
+			holes = holes[:0]
+			want = e - maxHoles
 		}
 		for ; want < e; want++ {
 			holes = append(holes, want)

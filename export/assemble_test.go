@@ -2,6 +2,7 @@ package export
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -189,5 +190,35 @@ func TestAssembleLateRecord(t *testing.T) {
 	}
 	if s := spans[1]; s.rec.Trace != 5 || s.rec.EOI != 1 || s.hasParent || s.missing != 1 {
 		t.Errorf("late span %+v: want trace 5's call 1, no parent, one missing level", s)
+	}
+}
+
+// TestHolesBounded: order indexes far apart in a trace still running (records
+// lost, or a damaged index) cost no more memory than the holes kept.
+func TestHolesBounded(t *testing.T) {
+	var stats Stats
+	sent := 0
+	st := newStream(&writer.Header{Stream: 1}, nil)
+	st.caughtUp = true
+	a := assembler{hold: time.Second, window: 0, wait: time.Hour, stats: &stats,
+		emit: func(_ *stream, s []spanItem) { sent += len(s) }}
+	now := time.Unix(0, 0)
+	const jump = 50_000_000
+	a.add(st, &writer.Record{Trace: 7, EOI: 3, ESS: 2, TIn: 2, TOut: 3}, now)
+	a.add(st, &writer.Record{Trace: 7, EOI: jump, ESS: 1, TIn: 4, TOut: 5}, now)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	now = now.Add(2 * time.Second)
+	a.tick(st, now)
+	a.expire(st, now)
+	runtime.ReadMemStats(&after)
+	if sent != 2 {
+		t.Fatalf("%d spans sent of 2", sent)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("a partial flush over a gap of %d order indexes allocated %d MB", jump, got>>20)
+	}
+	if tr := st.traces[7]; tr == nil || len(tr.holes) != maxHoles || tr.holes[len(tr.holes)-1] != jump-1 {
+		t.Errorf("holes kept: %v", st.traces[7])
 	}
 }

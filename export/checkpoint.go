@@ -213,6 +213,7 @@ func (s *shipper) loadCheckpoint() (map[uint64]position, error) {
 			spans[j] = spanItem{rec: sp.Rec, pe: st.probe(sp.Rec.Probe), parent: sp.Parent, hasParent: sp.HasParent, missing: sp.Missing}
 		}
 		s.emit(st, spans)
+		st.release()
 		if !st.ended {
 			starts[st.id] = position{path: st.path, seq: st.seq, items: st.items}
 		}

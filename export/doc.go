@@ -1,7 +1,7 @@
-// Package export ships a monitored program's data to the OpenTelemetry
-// ecosystem: its fine records (trace files) as OTLP spans and its coarse
-// statistics (the admin endpoint) as OTLP metrics, over OTLP/HTTP with
-// protobuf bodies. It runs in `tigris export`, a process beside the program:
+// Package export is `tigris export`: it ships a monitored program's data to
+// the OpenTelemetry ecosystem, its fine records (trace files) as OTLP spans
+// and its coarse statistics (the admin endpoint) as OTLP metrics, over
+// OTLP/HTTP with protobuf bodies. It runs in a process beside the program:
 // the program links no OpenTelemetry code and its probes cost what they cost
 // without export.
 //
@@ -20,6 +20,7 @@
 //
 // Memory is bounded by Options.MaxMemory: when it is reached (the receiver is
 // down and batches pile up), reading stops; the trace files are the buffer.
+// A stream that ended and was delivered keeps only its position.
 // Span ids are a function of the record (ids.go), and the checkpoint
 // (checkpoint.go) keeps the position and what is not yet delivered, so a
 // restart neither loses nor repeats spans; a crash may repeat the spans

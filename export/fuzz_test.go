@@ -1,9 +1,34 @@
 package export
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/internal/costcheck"
 )
+
+// stringBound is what parsing one OTEL_RESOURCE_ATTRIBUTES-style list or
+// finding one function name may cost: the parts and a copy.
+var stringBound = costcheck.Bound{
+	Fixed:   costcheck.Cost{Bytes: 4 << 10, Allocs: 32},
+	PerByte: costcheck.Cost{Bytes: 64, Allocs: 1},
+}
+
+// TestStringCostLinear: long attribute lists and long signatures cost
+// allocation linear in their length.
+func TestStringCostLinear(t *testing.T) {
+	costcheck.Linear(t, func(n int) []byte {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "k%d=v%%20%d,", i, i)
+		}
+		return []byte(b.String())
+	}, func(in []byte) { ParseKeyValues(string(in)) }, 100, 8)
+	costcheck.Linear(t, func(n int) []byte {
+		return []byte("example.com/p.F" + strings.Repeat("[T]", n) + strings.Repeat("(", n) + "int) error")
+	}, func(in []byte) { FunctionName(string(in)) }, 100, 8)
+}
 
 // FuzzParseKeyValues: any input parses or fails cleanly; a parsed key is
 // never empty and has no surrounding space.
@@ -15,7 +40,9 @@ func FuzzParseKeyValues(f *testing.F) {
 		if len(s) > 1<<16 {
 			return
 		}
-		m, err := ParseKeyValues(s)
+		var m map[string]string
+		var err error
+		stringBound.Check(t, len(s), func() { m, err = ParseKeyValues(s) })
 		if err != nil {
 			return
 		}
@@ -34,7 +61,8 @@ func FuzzFunctionName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		name := FunctionName(s)
+		var name string
+		stringBound.Check(t, len(s), func() { name = FunctionName(s) })
 		if !strings.HasPrefix(strings.TrimPrefix(s, "func "), name) {
 			t.Errorf("FunctionName(%q) = %q, not a prefix", s, name)
 		}

@@ -3,6 +3,8 @@ package export
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -49,7 +51,14 @@ type metricsPoller struct {
 	o      *Options
 	host   string
 	client *adminclient.Client
-	starts map[int]uint64 // pid → its start, Unix ns
+	// local: the program runs on this machine (the endpoint's address is
+	// one of its own), so host.name and /proc/PID/exe describe it.
+	local bool
+	// The program last read: its pid, start (Unix ns) and uptime. Its
+	// counters are cumulative from that start.
+	pid    int
+	start  uint64
+	uptime float64
 
 	polls, sent, failed, pollErrors atomic.Int64
 }
@@ -59,7 +68,54 @@ func newMetricsPoller(o *Options, host string) (*metricsPoller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: admin endpoint: %w", err)
 	}
-	return &metricsPoller{o: o, host: host, client: c, starts: map[int]uint64{}}, nil
+	base, _ := adminclient.BaseURL(o.Admin)
+	m := &metricsPoller{o: o, host: host, client: c}
+	if u, err := url.Parse(base); err == nil {
+		m.local = isLocalHost(u.Hostname(), host)
+	}
+	if !m.local {
+		// Another machine's program: its host name is not ours; its
+		// address names it.
+		if u, err := url.Parse(base); err == nil {
+			m.host = u.Hostname()
+		}
+	}
+	return m, nil
+}
+
+// isLocalHost reports whether host (an address's host part) is this machine
+// (whose name is hostname): loopback, unspecified, its name, or an address
+// of one of its interfaces.
+func isLocalHost(host, hostname string) bool {
+	if host == "localhost" || host == hostname {
+		return true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return false
+	}
+	if ip.IsLoopback() || ip.IsUnspecified() {
+		return true
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// startOf returns the start of the program read now with pid and uptime:
+// the same as before unless it is another process, or the same pid whose
+// uptime went back (a program restarted as pid 1 of a container), whose
+// counters began again.
+func (m *metricsPoller) startOf(pid int, uptime float64, now uint64) uint64 {
+	if m.start == 0 || pid != m.pid || uptime < m.uptime {
+		m.pid, m.start = pid, now-uint64(uptime*1e9)
+	}
+	m.uptime = uptime
+	return m.start
 }
 
 func (m *metricsPoller) addTo(st *Stats) {
@@ -129,13 +185,16 @@ func (m *metricsPoller) poll(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	now := uint64(time.Now().UnixNano())
-	start, ok := m.starts[h.PID]
-	if !ok {
-		start = now - uint64(h.UptimeSeconds*1e9)
-		m.starts[h.PID] = start
+	start := m.startOf(h.PID, h.UptimeSeconds, now)
+	var binary string
+	if m.local {
+		binary, _ = os.Readlink("/proc/" + strconv.Itoa(h.PID) + "/exe")
 	}
-	binary, _ := os.Readlink("/proc/" + strconv.Itoa(h.PID) + "/exe")
-	req := metricsRequest(resourceAttrs(m.o, m.host, h.PID, binary), m.o.Version, start, now, h, stats, w)
+	hostName := m.host
+	if !m.local {
+		hostName = ""
+	}
+	req := metricsRequest(resourceAttrs(m.o, m.host, hostName, h.PID, binary), m.o.Version, start, now, h, stats, w)
 	return proto.Marshal(req)
 }
 

@@ -14,7 +14,10 @@ import (
 // service.instance.id, host.name, process.pid, process.executable.path, and
 // whatever Options.Attributes add. Traces take host, pid and binary from the
 // trace file's header; metrics from the admin endpoint (its pid) and this
-// machine, so both signals of one process carry the same resource.
+// machine, so both signals of one process carry the same resource. An admin
+// endpoint on another machine gives no host.name or executable (they would
+// be this machine's), and its address stands for the host in
+// service.instance.id: set --service-name there.
 
 // instanceNamespace is the UUID namespace the conventions give for
 // service.instance.id derived from other identifiers (version 5 UUIDs).
@@ -35,8 +38,9 @@ func InstanceID(host string, pid int) string {
 }
 
 // resourceAttrs are the resource attributes of process pid on host running
-// binary ("" when unknown), sorted by key.
-func resourceAttrs(o *Options, host string, pid int, binary string) []kv {
+// binary ("" when unknown), sorted by key. host names the machine in
+// service.instance.id; hostName is host.name ("" when unknown).
+func resourceAttrs(o *Options, host, hostName string, pid int, binary string) []kv {
 	attrs := map[string]kv{}
 	for k, v := range o.Attributes {
 		attrs[k] = kv{key: k, s: v}
@@ -62,7 +66,7 @@ func resourceAttrs(o *Options, host string, pid int, binary string) []kv {
 	} else if _, ok := o.Attributes["service.instance.id"]; !ok {
 		set("service.instance.id", InstanceID(host, pid))
 	}
-	set("host.name", host)
+	set("host.name", hostName)
 	set("process.executable.path", binary)
 	if pid > 0 {
 		attrs["process.pid"] = kv{key: "process.pid", i: int64(pid), isInt: true}
@@ -75,5 +79,5 @@ func resourceAttrs(o *Options, host string, pid int, binary string) []kv {
 }
 
 func (s *shipper) resource(host string, pid int, binary string) []kv {
-	return resourceAttrs(&s.o, host, pid, binary)
+	return resourceAttrs(&s.o, host, host, pid, binary)
 }

@@ -8,7 +8,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // Options configure Run. The zero value of each field but Traces or Admin,
@@ -221,7 +224,7 @@ type shipper struct {
 	ckptCost   time.Duration
 	metrics    *metricsPoller
 	scopeEnc   []byte
-	errs       []error
+	retries    atomic.Int64 // retries since Run began (Stats.Retries adds the checkpoint's)
 }
 
 // Run exports until ctx is cancelled (or, with Once, until everything is
@@ -249,6 +252,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	// The settling window holds complete traces for late records: at most
 	// an eighth of the memory bound.
 	s.asm = assembler{hold: o.Hold, window: min(1<<16, o.MaxMemory/recordCost/8), wait: o.Settle, emit: s.emit, stats: &s.stats}
+	if o.Checkpoint != "" {
+		release, err := lockCheckpoint(o.Checkpoint)
+		if err != nil {
+			return Stats{}, err
+		}
+		defer release()
+	}
 	starts, err := s.loadCheckpoint()
 	if err != nil {
 		return Stats{}, err
@@ -301,18 +311,12 @@ func (s *shipper) newPoster() *poster {
 	}
 }
 
-var retryMu sync.Mutex
-
-func (s *shipper) countRetry() {
-	retryMu.Lock()
-	s.stats.Retries++
-	retryMu.Unlock()
-}
+// countRetry is called by the workers and the metrics poller.
+func (s *shipper) countRetry() { s.retries.Add(1) }
 
 func (s *shipper) snapshotStats() Stats {
-	retryMu.Lock()
 	st := s.stats
-	retryMu.Unlock()
+	st.Retries += s.retries.Load()
 	st.SpansPending = s.pending
 	st.Streams = len(s.streams)
 	st.Ended = 0
@@ -370,6 +374,7 @@ func (s *shipper) loop(ctx context.Context, starts map[uint64]position) error {
 		case r := <-s.results:
 			s.handle(r)
 		case work <- next:
+			s.ready[0] = nil // the array must not keep delivered batches
 			s.ready = s.ready[1:]
 			s.inflight[next] = true
 		case <-tick.C:
@@ -401,7 +406,7 @@ func (s *shipper) discover(starts map[uint64]position) (int, error) {
 		s.following[id] = true
 		s.followers++
 		fl := &follower{stream: id, hdr0: f.hdr, start: pos, once: s.o.Once, poll: s.o.Poll, host: s.host, out: s.reads,
-			report: func(err error) { s.o.Logf("export: %v", err) }}
+			report: func(err error) { s.o.Logf("export: %v", err) }, later: s.disc.later, retry: max(10*s.o.Poll, time.Second)}
 		go fl.run(s.followCtx)
 	}
 	return len(s.following), err
@@ -409,11 +414,11 @@ func (s *shipper) discover(starts map[uint64]position) (int, error) {
 
 // absorb takes a batch of items from a follower.
 func (s *shipper) absorb(rb *readBatch, now time.Time) {
-	st := s.streams[rb.hdr.Stream]
-	if st == nil {
-		st = newStream(rb.hdr, s.resource(rb.hdr.Host, rb.hdr.PID, rb.hdr.Binary))
-		s.streams[st.id] = st
-		s.order = append(s.order, st)
+	st := s.streamOf(rb.hdr)
+	// The position is the follower's own stream's (readBatch.owner).
+	own := st
+	if rb.owner != nil && rb.owner.Stream != st.id {
+		own = s.streamOf(rb.owner)
 	}
 	for i := range rb.probes {
 		st.define(&rb.probes[i])
@@ -424,23 +429,52 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 	s.stats.Records += int64(len(rb.recs))
 	s.stats.WriterLost += rb.lost
 	s.stats.Gaps += rb.gaps
-	st.path, st.seq = rb.path, rb.seq
-	st.caughtUp = rb.caughtUp
+	own.path, own.seq = rb.path, rb.seq
+	st.caughtUp, own.caughtUp = rb.caughtUp, rb.caughtUp
 	if rb.items >= 0 {
-		st.items = rb.items
+		own.items = rb.items
 	}
-	if rb.ended {
-		st.ended = true
+	if rb.ended || rb.failed {
 		s.ended++
-		s.asm.expire(st, now)
-		s.asm.tick(st, now)
+		for _, id := range rb.fed {
+			x := s.streams[id]
+			if x == nil {
+				continue
+			}
+			if rb.failed {
+				// With Once, the follower gave up on an unreadable file:
+				// what was read goes, the traces stay open in the
+				// checkpoint for the run that reads on.
+				s.asm.drain(x)
+				continue
+			}
+			x.ended = true
+			s.asm.expire(x, now)
+			s.asm.tick(x, now)
+		}
 		s.flushForming()
+		for _, id := range rb.fed {
+			if x := s.streams[id]; x != nil {
+				x.release()
+			}
+		}
 		return
 	}
 	s.asm.tick(st, now)
 	if limit := s.o.MaxMemory / 2 / recordCost; s.asm.open > limit {
 		s.asm.shed(s.order, limit/2)
 	}
+}
+
+// streamOf returns the stream of h, new if it is the first of its items.
+func (s *shipper) streamOf(h *writer.Header) *stream {
+	st := s.streams[h.Stream]
+	if st == nil {
+		st = newStream(h, s.resource(h.Host, h.PID, h.Binary))
+		s.streams[st.id] = st
+		s.order = append(s.order, st)
+	}
+	return st
 }
 
 // housekeep runs on every turn of the loop: timers of traces and batches,
@@ -483,6 +517,7 @@ func (s *shipper) emit(st *stream, spans []spanItem) {
 		g.spans = append(g.spans, spans[:k]...)
 		b.n += k
 		s.pending += int64(k)
+		st.pending += int64(k)
 		spans = spans[k:]
 		if b.n >= s.o.BatchSpans {
 			s.flushForming()
@@ -500,6 +535,14 @@ func (s *shipper) flushForming() {
 // handle takes a worker's result.
 func (s *shipper) handle(r result) {
 	delete(s.inflight, r.b)
+	switch r.o {
+	case sent, failed:
+		r.b.settled()
+	case tooLarge:
+		if r.b.n < 2 {
+			r.b.settled()
+		}
+	}
 	switch r.o {
 	case sent:
 		s.pending -= int64(r.b.n)
@@ -527,6 +570,15 @@ func (s *shipper) handle(r result) {
 		s.ready = append([]*batch{a, b}, s.ready...)
 	case stopped:
 		s.ready = append([]*batch{r.b}, s.ready...)
+	}
+}
+
+// settled: the batch's spans are no longer pending (delivered or given up);
+// streams that ended and have nothing pending let go of their state.
+func (b *batch) settled() {
+	for _, g := range b.groups {
+		g.st.pending -= int64(len(g.spans))
+		g.st.release()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -96,8 +97,12 @@ func streamOf(t testing.TB, path string) uint64 {
 }
 
 func testOptions(r *otlptest.Receiver, dir string) Options {
+	var endpoint string
+	if r != nil {
+		endpoint = r.URL
+	}
 	return Options{
-		Traces: []string{dir}, Endpoint: r.URL, Checkpoint: filepath.Join(dir, "export.ckpt"),
+		Traces: []string{dir}, Endpoint: endpoint, Checkpoint: filepath.Join(dir, "export.ckpt"),
 		Poll: 10 * time.Millisecond, BatchWait: 10 * time.Millisecond, BatchSpans: 500,
 		Hold: 100 * time.Millisecond, Settle: 50 * time.Millisecond, CheckpointEvery: 10 * time.Millisecond,
 		BackoffMin: 5 * time.Millisecond, BackoffMax: 20 * time.Millisecond,
@@ -319,5 +324,36 @@ func TestDamagedCheckpoint(t *testing.T) {
 	os.WriteFile(o.Checkpoint, []byte("not a checkpoint"), 0o644)
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "remove it") {
 		t.Errorf("damaged checkpoint: %v", err)
+	}
+}
+
+// TestCheckpointInUse: a second shipper on a checkpoint in use stops at once
+// and says so (it would send everything the first sends); once the first
+// has stopped, the checkpoint is free again.
+func TestCheckpointInUse(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no lock on this system")
+	}
+	dir := t.TempDir()
+	simFile(t, filepath.Join(dir, "app.tgr"), simulate(rand.New(rand.NewPCG(15, 16)), 2, 100, false), 0, 1, nil)
+	r := otlptest.New(t)
+	o := testOptions(r, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := Run(ctx, o); done <- err }()
+	waitFor(t, "the first shipper's spans", func() bool { n, _ := r.Count(); return n > 0 })
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "in use by another tigris export (pid ") {
+		t.Errorf("a second shipper on the same checkpoint: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	o.Once = true
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Errorf("after the first stopped: %v", err)
+	}
+	if _, dups := r.Count(); dups != 0 {
+		t.Errorf("%d spans twice", dups)
 	}
 }

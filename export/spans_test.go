@@ -34,7 +34,7 @@ func TestFunctionName(t *testing.T) {
 // types: every field where the schema says.
 func TestSpanEncoding(t *testing.T) {
 	h := &writer.Header{Stream: 0xabc, Clock: writer.ClockBase{Wall: 1_700_000_000_000_000_000, Mono: 1000}, Host: "h1", PID: 42, Binary: "/srv/shop"}
-	st := newStream(h, resourceAttrs(&Options{}, h.Host, h.PID, h.Binary))
+	st := newStream(h, resourceAttrs(&Options{}, h.Host, h.Host, h.PID, h.Binary))
 	st.define(&writer.ProbeDef{ID: 7, Signature: "example.com/shop.(*Store).Find(int) (string, error)", File: "/src/shop/store.go", Line: 12})
 	recs := []spanItem{
 		{rec: writer.Record{Probe: 7, EOI: 0, ESS: 0, Trace: 3, GID: 9, TIn: 1000, TOut: 5000}},

@@ -277,6 +277,75 @@ func TestConfigChangeAndCache(t *testing.T) {
 	}
 }
 
+// TestMainPackagePattern: the package pattern main selects a command's
+// functions through the whole build, as docs/pointcuts.md promises, although
+// the go command names the package by its import path.
+func TestMainPackagePattern(t *testing.T) {
+	files := map[string]string{"tigris.yaml": "version: 1\nmonitor:\n  include: [\"execution(* main.*(..))\"]\n"}
+	for k, v := range itest.HelloFiles {
+		files[k] = v
+	}
+	dir := itest.NewModule(t, files)
+	if m := itest.Tigris(t, dir, nil, "match", "./..."); !strings.Contains(m, "func example.com/itest.main()") || !strings.Contains(m, "\n1 of 1 function in 2 packages instrumented") {
+		t.Errorf("tigris match:\n%s", m)
+	}
+	exe := filepath.Join(dir, "app"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", exe, ".")
+	trace := filepath.Join(dir, "main.tgr")
+	if got := itest.RunProgram(t, exe, "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace); got != "hello, GOPHER\n" {
+		t.Fatalf("output %q", got)
+	}
+	r, err := writer.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recorded []string
+	for it, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Kind == writer.KindRecord {
+			recorded = append(recorded, r.Probe(it.Record.Probe).Signature)
+		}
+	}
+	if len(recorded) != 1 || recorded[0] != "example.com/itest.main()" {
+		t.Errorf("recorded %q; want main alone", recorded)
+	}
+}
+
+// TestNothingSelectedByTypes: a config that names a package of the build but
+// whose pointcuts only its functions' types rule out (a result type) cannot be
+// decided from syntax, so that package compiles through tigris; nothing is
+// instrumented, and the program behaves as the plain build and links no tigris
+// code (README, docs/config.md). TestNothingMatchedIsPlain (buildcost) covers a
+// config that syntax rules out: a plain go build, byte for byte.
+func TestNothingSelectedByTypes(t *testing.T) {
+	files := map[string]string{"tigris.yaml": "version: 1\nmonitor:\n  include: [\"execution(int example.com/itest/greet.Hello(..))\"]\n  inlinable: probe\n"}
+	for k, v := range itest.HelloFiles {
+		files[k] = v
+	}
+	dir := itest.NewModule(t, files)
+	if m := itest.Tigris(t, dir, nil, "match", "./..."); !strings.HasPrefix(m, "0 of 1 function in 2 packages instrumented") {
+		t.Errorf("tigris match:\n%s", m)
+	}
+	exe := filepath.Join(dir, "app"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", exe, ".")
+	if got := itest.RunProgram(t, exe, "TIGRIS_MODE=fine", "TIGRIS_ADMIN=127.0.0.1:0"); got != "hello, GOPHER\n" {
+		t.Errorf("output %q; want the plain program's", got)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("tigrisgo/tigris/runtime")) {
+		t.Error("a build that instruments nothing links tigris code")
+	}
+	if itest.FileExists(filepath.Join(dir, "tigris-out")) {
+		t.Error("a program without probes wrote a trace directory")
+	}
+}
+
 // TestMatchedNothing: a config whose pointcuts match nothing gives a program that
 // behaves as the plain build, and whose monitor never starts.
 //

@@ -161,6 +161,13 @@ func TestDefaultsLoseNothing(t *testing.T) {
 		t.Errorf("nothing lost, yet the program said %q", m[0])
 	}
 	t.Logf("on-full drop, queue 64: %d of %d records lost", lost, made)
+	// tigris stats reads the loss records and says so in one line.
+	if lost > 0 {
+		out := itest.Tigris(t, dir, nil, "stats", filepath.Join(dir, "drop.tgr"))
+		if want := "stats: warning: the monitored program lost " + strconv.FormatUint(lost, 10) + " records"; !strings.Contains(out, want) {
+			t.Errorf("tigris stats does not say %q:\n%s", want, out)
+		}
+	}
 
 	// The package's tests, through tigris, with the defaults.
 	traces := filepath.Join(dir, "tests")

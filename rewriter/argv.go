@@ -7,11 +7,8 @@ import (
 	"strings"
 )
 
-// This file reads and rewrites the command lines the go command hands to the
-// compiler and the linker. The parsers know only the few flags the proxy acts on
-// and which of the tool's flags take a separate value; any other flag (one a newer
-// toolchain added, or one from -gcflags) is kept as it is, so a new compiler flag
-// never breaks the proxy.
+// The command lines the go command hands to the compiler and the linker,
+// read and rewritten (doc.go: unknown flags are kept as they are).
 
 // compileValueFlags are the compiler flags that accept their value as the next
 // argument ("-p path"). A flag missing here is treated as boolean, which is only

@@ -8,19 +8,7 @@ import (
 	"path/filepath"
 )
 
-// Call sites matched by call(...) pointcuts are how users watch calls into code
-// they do not rewrite (std, third-party modules). A matched call that is a
-// statement of its own, or the single right-hand side of an assignment, is
-// bracketed on its own line:
-//
-//	__tgc3 := __tigris.Enter(&__tigris_p[7]); rows, err := db.Query(q); if __tgc3.On() { __tgc3.Exit(err) }
-//
-// Statement level keeps evaluation order and result types untouched (wrapping the
-// expression in a closure would need the results' types spelled out, which the
-// calling package may not be able to name). Calls elsewhere (inside expressions,
-// in if/for/switch headers, in return, go and defer statements) are left alone,
-// as are functions with goto (a declaration must not be jumped over). A call that
-// panics is not counted: there is no defer at a call site.
+// Call sites matched by call(...) pointcuts (doc.go).
 
 // callSites plans the edits for matched call sites in fd's body.
 func (pj *packageJob) callSites(i int, fd *ast.FuncDecl, caller *types.Func) {

@@ -22,8 +22,8 @@ func (p *proxy) compile() error {
 		return fmt.Errorf("compile: %w", err)
 	}
 	what := ta.value("p")
-	if p.importPath != "" {
-		what = p.importPath
+	if p.env.importPath != "" {
+		what = p.env.importPath
 	}
 	workDir, err := p.compileWorkDir(ta, what)
 	if err != nil {
@@ -41,8 +41,8 @@ func (p *proxy) compile() error {
 	}
 	job := &CompileJob{
 		ImportPath:         ta.value("p"),
-		ToolexecImportPath: p.importPath,
-		TestVariant:        testVariant(p.importPath, files),
+		ToolexecImportPath: p.env.importPath,
+		TestVariant:        testVariant(p.env.importPath, files),
 		Files:              slices.Clone(files),
 		Lang:               ta.value("lang"),
 		Std:                ta.bool("std"),
@@ -101,7 +101,7 @@ func (p *proxy) compile() error {
 		if cfg == nil {
 			return fmt.Errorf("compiling %s: instrumented code imports %s, but the compile has no -importcfg to add it to", what, strings.Join(missing, ", "))
 		}
-		if p.nested {
+		if p.env.nested {
 			// tigris's nested go list compiles only the monitor runtime and
 			// its dependencies, and a dependency of the monitor cannot import
 			// it (an import cycle): compile it as it is, as the parent does.
@@ -201,10 +201,10 @@ var diagLine = regexp.MustCompile(`^(# |.*:\d+:\d+: )`)
 // this tigris generates code for, and resolves export data for the monitor
 // packages and missing.
 func (p *proxy) resolveForCompile(ta *toolArgs, missing []string) (map[string]string, error) {
-	if err := checkMonitorVersion(p.invocation(), p.env); err != nil {
+	if err := checkMonitorVersion(p.invocation()); err != nil {
 		return nil, err
 	}
-	pgo, err := p.invocation().pgoProfile(ta.value("pgoprofile"), p.importPath)
+	pgo, err := p.invocation().pgoProfile(ta.value("pgoprofile"), p.env.importPath)
 	if err != nil {
 		return nil, err
 	}

@@ -12,14 +12,7 @@ import (
 	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
-// What a planned build (Plan) keys each instrumented package on. The digest
-// a package's -gcflags carry must change whenever the instrumenter's output
-// for it can change, and should change only then: it covers the tigris
-// binary, the generated code's shape, the runtime sources the probes import
-// (their export data is not in the package's compile key, because the go
-// command does not know the package imports them), the build options of the
-// config, and what the pointcuts can select in the package as far as its
-// syntax tells (pointcut.Restrict).
+// What a planned build keys each instrumented package on (doc.go).
 
 // digestVersion names what goes into package digests.
 const digestVersion = "tigris-package-1"
@@ -32,16 +25,16 @@ const digestVersion = "tigris-package-1"
 // replace to a checkout, a workspace module, a vendor copy), "" when they
 // cannot (a module-cache version).
 func Identity(goExe, dir string, flags, env []string) (id, runtimeDir string, err error) {
-	inv := &goInvocation{goExe: goExe, dir: dir, flags: flags}
+	inv := &goInvocation{goExe: goExe, dir: dir, flags: flags, env: environOf(env)}
 	self, err := executableHash()
 	if err != nil {
 		return "", "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
 	}
-	rt, err := runtimeSourcesHash(inv, env)
+	rt, err := runtimeSourcesHash(inv)
 	if err != nil {
 		return "", "", fmt.Errorf("fingerprinting the runtime sources: %w", err)
 	}
-	if m, err := locateTigrisModule(inv, env); err == nil && m != nil {
+	if m, err := locateTigrisModule(inv); err == nil && m != nil {
 		if d, immutable := moduleSourceDir(m, inv); !immutable {
 			runtimeDir = d
 		}

@@ -15,25 +15,7 @@ import (
 	"strings"
 )
 
-// The -V=full fingerprint.
-//
-// The go command asks every tool for its identity with `TOOL -V=full` and keys its
-// build cache on the answer (release toolchains on the whole line, devel toolchains
-// on the content ID in its buildID= field), never on the -toolexec string. An
-// active session therefore answers for compile and link with the real line plus
-// " tigris=<hex>", a SHA-256 over everything that changes what tigris makes the
-// tools produce:
-//
-//   - the tigris executable (its bytes; the hash is cached by path, size and mtime),
-//   - for compile, Session.BuildHash (what in tigris.yaml changes compiler
-//     output); for link, Session.ConfigHash (all of it, run-time settings
-//     included, which the linker embeds),
-//   - the monitor runtime sources the build will link (the .go/.s files of the
-//     packages in runtimeDirs of github.com/tigrisgo/tigris as the user's module
-//     graph resolves it; an immutable module-cache version is named, not read).
-//
-// So a config change recompiles what it affects (a change of run-time settings
-// only relinks), reverting it hits the cache again, and a plain `go build` afterwards sees the plain line and plain objects.
+// The -V=full fingerprint of a build without a plan (doc.go).
 
 // fingerprintVersion names the layout of the fingerprint inputs; change it when
 // what goes into the hash changes.
@@ -46,6 +28,8 @@ const runtimeModule = "github.com/tigrisgo/tigris/runtime"
 // runtimeDirs are the directories (relative to the runtime module root) whose
 // sources end up in instrumented binaries: the whole runtime module, which
 // holds exactly what user binaries link, so there is no list to keep in step.
+// TestRuntimeDirsCoverImportGraph checks it against the import graph of what
+// generated code imports.
 var runtimeDirs = []string{"."}
 
 // suffixVersionLine appends the tigris fingerprint to a tool's -V=full line.
@@ -72,12 +56,12 @@ func suffixVersionLine(line, fp string) (string, error) {
 
 // computeFingerprint returns the hex SHA-256 of the three fingerprint inputs;
 // config is the config digest the tool's output depends on.
-func computeFingerprint(config []byte, inv *goInvocation, env []string) (string, error) {
+func computeFingerprint(config []byte, inv *goInvocation) (string, error) {
 	self, err := executableHash()
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting the tigris executable: %w", err)
 	}
-	rt, err := runtimeSourcesHash(inv, env)
+	rt, err := runtimeSourcesHash(inv)
 	if err != nil {
 		return "", fmt.Errorf("fingerprinting the monitor runtime sources: %w", err)
 	}
@@ -157,8 +141,8 @@ type listedModule struct {
 // module, a vendor copy) has its runtime sources hashed on every call. A build
 // whose module graph has no tigris gets "none": instrumenting there fails later
 // with the resolver's explanation.
-func runtimeSourcesHash(inv *goInvocation, env []string) (string, error) {
-	m, err := locateTigrisModule(inv, env)
+func runtimeSourcesHash(inv *goInvocation) (string, error) {
+	m, err := locateTigrisModule(inv)
 	if err != nil {
 		return "", err
 	}
@@ -194,7 +178,7 @@ func moduleSourceDir(m *listedModule, inv *goInvocation) (dir string, immutable 
 	}
 	if m.Dir == "" {
 		// Vendor mode reports no Dir: the sources are under vendor/.
-		if root := findModuleRoot(inv.dir); root != "" {
+		if root := findModuleRoot(inv); root != "" {
 			v := filepath.Join(root, "vendor", filepath.FromSlash(runtimeModule))
 			if fi, err := os.Stat(v); err == nil && fi.IsDir() {
 				dir, immutable = v, false
@@ -206,7 +190,7 @@ func moduleSourceDir(m *listedModule, inv *goInvocation) (dir string, immutable 
 
 // locateTigrisModule returns `go list -m -json github.com/tigrisgo/tigris` as
 // the build context sees it, nil when the module graph has no tigris.
-func locateTigrisModule(inv *goInvocation, env []string) (*listedModule, error) {
+func locateTigrisModule(inv *goInvocation) (*listedModule, error) {
 	var cacheFile string
 	if dir := tigrisCacheDir(); dir != "" {
 		h := sha256.New()
@@ -217,7 +201,7 @@ func locateTigrisModule(inv *goInvocation, env []string) (*listedModule, error) 
 		for _, f := range inv.moduleFlags() {
 			fmt.Fprintf(h, "flag %s\x00", f)
 		}
-		for _, kv := range buildEnv(env) {
+		for _, kv := range buildEnv(inv.env.list) {
 			fmt.Fprintf(h, "env %s\x00", kv)
 		}
 		for _, f := range moduleFiles(inv) {
@@ -237,7 +221,7 @@ func locateTigrisModule(inv *goInvocation, env []string) (*listedModule, error) 
 	args := append([]string{"list", "-m", "-json"}, inv.moduleFlags()...)
 	cmd := exec.Command(inv.goExe, append(args, runtimeModule)...)
 	cmd.Dir = inv.dir
-	cmd.Env = nestedEnviron(env)
+	cmd.Env = nestedEnviron(inv.env.list)
 	out, err := cmd.Output()
 	var m *listedModule
 	if err == nil {
@@ -266,7 +250,7 @@ func moduleFiles(inv *goInvocation) []string {
 			files = append(files, v)
 		}
 	}
-	work := os.Getenv("GOWORK")
+	work := inv.env.goWork
 	mod := false
 	for d := inv.dir; !mod || work == ""; {
 		if work == "" {
@@ -290,44 +274,15 @@ func moduleFiles(inv *goInvocation) []string {
 	return files
 }
 
-// hashSourceDirs hashes the names and contents of the non-test .go, .s, .h and
-// .c files under each of root/dirs (recursively, skipping testdata and hidden
-// or underscore directories). Missing directories contribute their absence.
+// hashSourceDirs hashes the names and contents of the files sourceFiles
+// lists under root/dirs. Missing directories contribute their absence.
 func hashSourceDirs(root string, dirs []string) (string, error) {
 	h := sha256.New()
 	for _, d := range dirs {
-		base := filepath.Join(root, d)
-		var files []string
-		err := filepath.WalkDir(base, func(path string, e fs.DirEntry, err error) error {
-			if err != nil {
-				if path == base && os.IsNotExist(err) {
-					return fs.SkipDir
-				}
-				return err
-			}
-			name := e.Name()
-			if e.IsDir() {
-				if path != base && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			switch filepath.Ext(name) {
-			case ".go":
-				if strings.HasSuffix(name, "_test.go") {
-					return nil
-				}
-			case ".s", ".h", ".c":
-			default:
-				return nil
-			}
-			files = append(files, path)
-			return nil
-		})
+		files, err := sourceFiles(root, d)
 		if err != nil {
 			return "", err
 		}
-		sort.Strings(files)
 		fmt.Fprintf(h, "dir %s %d\n", d, len(files))
 		for _, f := range files {
 			data, err := os.ReadFile(f)
@@ -342,15 +297,51 @@ func hashSourceDirs(root string, dirs []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// sourceFiles lists, sorted, the non-test .go, .s, .h and .c files under
+// root/dir (recursively, skipping testdata and hidden or underscore
+// directories): what the compiler can read of the packages there.
+func sourceFiles(root, dir string) ([]string, error) {
+	base := filepath.Join(root, dir)
+	var files []string
+	err := filepath.WalkDir(base, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if path == base && os.IsNotExist(err) {
+				return fs.SkipDir
+			}
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if path != base && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go":
+			if strings.HasSuffix(name, "_test.go") {
+				return nil
+			}
+		case ".s", ".h", ".c":
+		default:
+			return nil
+		}
+		files = append(files, path)
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
 // findModuleRoot returns the directory of the go.work (unless GOWORK=off) or
-// go.mod that governs dir, "" when there is none.
-func findModuleRoot(dir string) string {
-	if w := os.Getenv("GOWORK"); w != "" && w != "off" {
+// go.mod that governs inv's directory, "" when there is none.
+func findModuleRoot(inv *goInvocation) string {
+	if w := inv.env.goWork; w != "" && w != "off" {
 		return filepath.Dir(w)
 	}
 	var mod string
-	for d := dir; ; {
-		if os.Getenv("GOWORK") != "off" {
+	for d := inv.dir; ; {
+		if inv.env.goWork != "off" {
 			if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
 				return d
 			}

@@ -15,10 +15,8 @@ import (
 	"github.com/tigrisgo/tigris/goflags"
 )
 
-// The go command that started a tool invocation: its binary, directory,
-// subcommand and the build flags a nested go command must replay. A planned
-// build (Plan) says so itself; otherwise it is read from the parent processes
-// (Linux: /proc) or, elsewhere, only GOFLAGS is known.
+// The go command that started a tool invocation (docs/design-notes.md,
+// "Resolving the runtime's export data").
 
 // goInvocation is the go command that started this tool, as far as the proxy can
 // tell: what it needs to run a nested go command that builds the same way.
@@ -33,6 +31,9 @@ type goInvocation struct {
 	// command in the same directory cannot reproduce.
 	versioned bool
 	source    string // where the flags came from, for messages
+	// env is the environment the go command gave the tool, which nested go
+	// commands inherit.
+	env environ
 }
 
 // moduleFlags returns the replayed flags that select the module graph, for
@@ -54,7 +55,7 @@ func (inv *goInvocation) moduleFlags() []string {
 // instead of being changed behind the user's back.
 func (inv *goInvocation) readOnly() []string {
 	out := make([]string, 0, len(inv.flags)+1)
-	modMod := slices.Contains(strings.Fields(os.Getenv("GOFLAGS")), "-mod=mod")
+	modMod := slices.Contains(strings.Fields(inv.env.goFlags), "-mod=mod")
 	for _, f := range inv.flags {
 		switch f {
 		case "-mod=mod":
@@ -71,9 +72,10 @@ func (inv *goInvocation) readOnly() []string {
 	return out
 }
 
-// findGoInvocation describes the go command running the tool at toolPath.
-func findGoInvocation(toolPath string) *goInvocation {
-	inv := &goInvocation{goExe: goBinary(toolPath), source: "GOFLAGS"}
+// findGoInvocation describes the go command running the tool at toolPath
+// with the environment env.
+func findGoInvocation(toolPath string, env environ) *goInvocation {
+	inv := &goInvocation{goExe: goBinary(toolPath), source: "GOFLAGS", env: env}
 	if runtime.GOOS == "linux" {
 		pid := os.Getppid()
 		for depth := 0; depth < 4 && pid > 1; depth++ {

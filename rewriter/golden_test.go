@@ -72,7 +72,6 @@ func runGolden(t *testing.T, archive, outDir string) {
 	}
 	work := t.TempDir()
 	job := &CompileJob{ImportPath: importPath, Files: append([]string(nil), inputs...), WorkDir: work, Complete: true, ImportCfg: stdImportCfg(t)}
-	t.Setenv("TOOLEXEC_IMPORTPATH", importPath)
 	if _, err := s.Instrument(job); err != nil {
 		t.Fatal(err)
 	}

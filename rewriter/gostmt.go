@@ -11,47 +11,8 @@ import (
 	"strings"
 )
 
-// Go statements of instrumented functions are rewritten so that a goroutine
-// started inside a fine trace begins a trace linked to it (monitor/link.go,
-// docs/design-notes.md "Traces across goroutines"). On the go statement's own
-// lines, without a line break:
-//
-//	go s.Send(ctx, msg)
-//
-// becomes
-//
-//	if __tgl := __tigris.Fork(&__tigris_p[3]); __tgl.On() { go __tigris_go0(__tgl, s, ctx, msg) } else { go s.Send(ctx, msg) }
-//
-// and a go statement of a function literal, whose text must appear once (a
-// second copy would renumber the user's literals, f.func1, f.func2...),
-//
-//	go func(id int) { ... }(i)
-//
-// becomes
-//
-//	{ __tgl := __tigris.Fork(&__tigris_p[3]); __tgf := func(id int) { ... }; if __tgl.On() { go __tigris_go1(__tgl, __tgf, i) } else { go __tgf(i) } }
-//
-// Outside a fine trace Fork returns the zero Link (one atomic load while the
-// program has never traced) and the go statement runs as written: the same
-// function value and arguments, evaluated in the same order, in the same
-// goroutine, and the same closure the compiler makes for them. Inside a trace
-// the goroutine starts through a wrapper generated beside the probe table, one
-// per go statement, whose //line names the go statement:
-//
-//	func __tigris_go0(__tgl __tigris.Link, __tgr *Sender, __tga0 context.Context, __tga1 Msg) { __tgl.Adopt(); __tgr.Send(__tga0, __tga1) }
-//
-// The function value (for a method, the receiver its method value would bind:
-// no method value is allocated) and the arguments are still evaluated in the
-// parent, as the wrapper call's arguments, converted to the parameter types
-// there as the plain go statement converts them, and the link rides in the go
-// statement's closure. The text of the function value and arguments is copied
-// into the branch that links, so it must fit on one line (no comment, no raw
-// string across lines) and hold no function literal; the wrapper's parameter
-// types must be nameable in the
-// generated file (no local types, no type parameters, no unexported types of
-// other packages). A go statement that does not qualify, or whose callee is a
-// builtin or takes a multi-valued argument, is left as it is and its
-// goroutine's traces are not linked; -v says which and why.
+// Go statements of instrumented functions (docs/design-notes.md, "Traces
+// across goroutines").
 
 // goWrapper is one generated wrapper.
 type goWrapper struct {

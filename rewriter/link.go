@@ -24,7 +24,7 @@ func (p *proxy) link() error {
 	if name == "" {
 		return p.exec(p.args)
 	}
-	what := p.importPath
+	what := p.env.importPath
 	if what == "" {
 		what = ta.value("o")
 	}

@@ -46,6 +46,8 @@ type MatchOptions struct {
 	Patterns   []string // package patterns, e.g. "./..."
 	BuildFlags []string // e.g. "-tags=integration"
 	Tests      bool     // include _test.go files
+	// Env is the go command's environment; nil means this process's.
+	Env []string
 }
 
 // MatchReport is ListMatches' result.
@@ -65,7 +67,11 @@ type MatchReport struct {
 // proxy would compile such a package unchanged.
 func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 	s := &Session{cfg: cfg}
+	if opts.Env == nil {
+		opts.Env = processEnviron().list
+	}
 	lc := &packages.Config{
+		Env: opts.Env,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
 			packages.NeedTypesInfo | packages.NeedModule,
 		Dir:        opts.Dir,
@@ -211,7 +217,7 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 		args = append(args, list...)
 		cmd := exec.Command("go", args...)
 		cmd.Dir = opts.Dir
-		cmd.Env = append(os.Environ(), "GOFLAGS="+goflags.WithoutToolexec(os.Getenv("GOFLAGS")))
+		cmd.Env = append(opts.Env[:len(opts.Env):len(opts.Env)], "GOFLAGS="+goflags.WithoutToolexec(environOf(opts.Env).goFlags))
 		o, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("finding the functions the compiler inlines (go %s): %v\n%s", strings.Join(args, " "), err, o)

@@ -173,9 +173,11 @@ func pruneOld(dir string, age time.Duration) {
 	}
 }
 
-// invocationOf describes the go command of a plan.
-func invocationOf(p *Plan) *goInvocation {
+// invocationOf describes the go command of a plan, which gave the tool the
+// environment env.
+func invocationOf(p *Plan, env environ) *goInvocation {
 	inv := &goInvocation{
+		env:        env,
 		goExe:      p.GoExe,
 		dir:        p.Dir,
 		subcommand: p.Subcommand,

@@ -22,7 +22,6 @@ func TestListArgs(t *testing.T) {
 }
 
 func TestNestedGoNeverEditsGoMod(t *testing.T) {
-	t.Setenv("GOFLAGS", "")
 	for _, tc := range []struct {
 		goflags string
 		flags   []string
@@ -33,8 +32,7 @@ func TestNestedGoNeverEditsGoMod(t *testing.T) {
 		{"-mod=mod", []string{"-mod=vendor"}, []string{"-mod=vendor"}},
 		{"", []string{"-modfile=alt.mod", "-tags=x"}, []string{"-modfile=alt.mod", "-tags=x"}},
 	} {
-		t.Setenv("GOFLAGS", tc.goflags)
-		inv := &goInvocation{flags: tc.flags}
+		inv := &goInvocation{flags: tc.flags, env: environOf([]string{"GOFLAGS=" + tc.goflags})}
 		if got := inv.readOnly(); !slices.Equal(got, tc.want) {
 			t.Errorf("GOFLAGS=%q flags %q: readOnly() = %q; want %q", tc.goflags, tc.flags, got, tc.want)
 		}
@@ -56,13 +54,10 @@ const fakeListOutput = `{"ImportPath": "errors", "Export": "/cache/errors-d"}
 
 // newTestResolver returns a resolver whose go list is fake and counted.
 func newTestResolver(t *testing.T, work string, out string, err error) (*resolver, *atomic.Int32) {
-	t.Setenv(nestedEnv, "")
-	os.Unsetenv(nestedEnv)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // keep the cross-build cache out of the user's
 	var runs atomic.Int32
 	r := &resolver{
-		inv:     &goInvocation{goExe: "go", dir: t.TempDir(), flags: []string{"-race"}},
-		env:     []string{"GOOS=linux", "HOME=/x"},
+		inv:     &goInvocation{goExe: "go", dir: t.TempDir(), flags: []string{"-race"}, env: environOf([]string{"GOOS=linux", "HOME=/x"})},
 		workDir: work,
 		logf:    func(string, ...any) {},
 		run: func(args []string) ([]byte, error) {
@@ -161,7 +156,7 @@ func TestResolveCrossBuildCache(t *testing.T) {
 
 func TestResolveRefusesNested(t *testing.T) {
 	r, runs := newTestResolver(t, t.TempDir(), fakeListOutput, nil)
-	t.Setenv(nestedEnv, "1")
+	r.inv.env = environOf(append(r.inv.env.list, nestedEnv+"=1"))
 	_, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
 	if err == nil || !strings.Contains(err.Error(), "nested go list") {
 		t.Errorf("resolve inside the nested go list: error = %v", err)
@@ -202,10 +197,9 @@ func TestResolveWithGo(t *testing.T) {
 		// Only with the replayed -tags flag does lib have Tagged.
 		"lib/tagged.go": "//go:build tigristest\n\npackage lib\n\nconst Tagged = true\n",
 	})
-	os.Unsetenv(nestedEnv)
+	env := environOf(append(processEnviron().list, nestedEnv+"=", "GOFLAGS=-mod=mod", "GOWORK=off"))
 	r := &resolver{
-		inv:     &goInvocation{goExe: goExe, dir: dir, flags: []string{"-tags=tigristest"}, source: "test"},
-		env:     append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off"),
+		inv:     &goInvocation{goExe: goExe, dir: dir, flags: []string{"-tags=tigristest"}, source: "test", env: env},
 		workDir: t.TempDir(),
 		logf:    t.Logf,
 	}

@@ -5,19 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"os/exec"
 	"slices"
-	"strings"
-	"sync"
 
 	"github.com/tigrisgo/tigris/config"
 )
 
 // SessionOptions are what the `tigris toolexec` command line and environment say.
 type SessionOptions struct {
-	// ConfigPath is the tigris.yaml to use; empty means: TIGRIS_CONFIG, else search
-	// upward from Dir.
+	// ConfigPath is the tigris.yaml to use (the command line's --config, else
+	// TIGRIS_CONFIG); empty means: search upward from Dir.
 	ConfigPath string
 	// Dir is the go command's working directory (where the search starts).
 	Dir string
@@ -46,9 +42,6 @@ type Session struct {
 func NewSession(opts SessionOptions) (*Session, error) {
 	s := &Session{opts: opts}
 	path := opts.ConfigPath
-	if path == "" {
-		path = os.Getenv("TIGRIS_CONFIG")
-	}
 	if path == "" {
 		found, err := config.Find(opts.Dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -134,24 +127,4 @@ func (s *Session) LinkedPackages() []string {
 		pkgs = append(pkgs, adminPath)
 	}
 	return pkgs
-}
-
-var (
-	gorootOnce sync.Once
-	gorootDir  string
-)
-
-// runtimeGOROOT is the GOROOT of the toolchain running this build.
-func runtimeGOROOT() string {
-	gorootOnce.Do(func() {
-		if g := os.Getenv("GOROOT"); g != "" {
-			gorootDir = g
-			return
-		}
-		out, err := exec.Command("go", "env", "GOROOT").Output()
-		if err == nil {
-			gorootDir = strings.TrimSpace(string(out))
-		}
-	})
-	return gorootDir
 }

@@ -6,16 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 )
 
-// The toolchain check. tigris reads the export data the build's compiler
-// wrote (go/types through go/importer) and hands the compiler code it
-// generated; a tigris built with another Go release than the build's reads
-// export data of a format it may not know and fails deep inside the reader.
-// So before it instruments anything, the proxy compares the release of the
-// toolchain running the build (GOROOT/VERSION next to the tool) with its own.
+// The toolchain check (doc.go).
 
 var (
 	toolchainOnce sync.Once
@@ -33,19 +29,39 @@ func checkToolchain(toolPath string) error {
 			return
 		}
 		line, _, _ := bytes.Cut(data, []byte("\n"))
-		toolchainErr = sameRelease(string(line), runtime.Version())
+		toolchainErr = sameRelease(string(line), runtime.Version(), moduleVersion())
 	})
 	return toolchainErr
 }
 
 // sameRelease compares the releases (go1.N) of the build's toolchain and of
-// tigris.
-func sameRelease(build, self string) error {
+// tigris, whose module version is version ("" for a build in a checkout).
+// The command it names can be typed as it is: the go line of tigris's
+// go.mod would otherwise choose the release tigris is already built with.
+func sameRelease(build, self, version string) error {
 	if !strings.HasPrefix(build, "go1.") || !strings.HasPrefix(self, "go1.") || release(build) == release(self) {
 		return nil
 	}
-	return fmt.Errorf("tigris was built with %s, but this build compiles with %s; a tigris of one Go release cannot read the export data of another: rebuild tigris with the build's toolchain (GOTOOLCHAIN=%s go install github.com/tigrisgo/tigris/cmd/tigris@<version>, or go install ./cmd/tigris in a checkout)",
-		self, build, build)
+	install := fmt.Sprintf("GOTOOLCHAIN=%s go install %s/cmd/tigris@%s", build, tigrisModule, version)
+	if version == "" {
+		install = fmt.Sprintf("GOTOOLCHAIN=%s go install ./cmd/tigris in tigris's checkout", build)
+	}
+	return fmt.Errorf("tigris was built with %s, but this build compiles with %s; a tigris of one Go release cannot read the export data of another: rebuild tigris with the build's toolchain (%s)",
+		self, build, install)
+}
+
+// moduleVersion is the version of the running tigris's module, "" for a
+// build in a checkout (no version, a pseudo-version or a modified tree).
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	v := bi.Main.Version
+	if !strings.HasPrefix(v, "v") || strings.HasPrefix(v, "v0.0.0-") || strings.HasSuffix(v, "+dirty") {
+		return ""
+	}
+	return v
 }
 
 // release is "go1.N" of a Go version such as "go1.27.3" or "go1.27rc1".

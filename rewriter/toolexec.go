@@ -54,14 +54,12 @@ func RunTool(opts SessionOptions, toolArgs []string, stdio Stdio) error {
 		return errors.New("no tool to run: usage: tigris toolexec TOOL [ARGS...]")
 	}
 	p := &proxy{
-		opts:       opts,
-		stdio:      stdio,
-		tool:       toolArgs[0],
-		name:       ToolName(toolArgs[0]),
-		args:       toolArgs[1:],
-		env:        os.Environ(),
-		importPath: os.Getenv("TOOLEXEC_IMPORTPATH"),
-		nested:     os.Getenv(nestedEnv) != "",
+		opts:  opts,
+		stdio: stdio,
+		tool:  toolArgs[0],
+		name:  ToolName(toolArgs[0]),
+		args:  toolArgs[1:],
+		env:   processEnviron(),
 	}
 	if p.name != "compile" && p.name != "link" {
 		return p.exec(p.args)
@@ -120,7 +118,7 @@ func (p *proxy) planned() error {
 	p.opts.ConfigPath, p.opts.Dir = plan.Config, plan.Dir
 	s, err := PlannedSession(plan, digest)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", p.name, p.importPath, err)
+		return fmt.Errorf("%s %s: %w", p.name, p.env.importPath, err)
 	}
 	p.session = s
 	if err := checkToolchain(p.tool); err != nil {
@@ -159,14 +157,10 @@ type proxy struct {
 	tool  string   // path of the real tool
 	name  string   // "compile", "link", ...
 	args  []string // as the go command passed them
-	env   []string
-	// importPath is TOOLEXEC_IMPORTPATH, the package as the go command names
-	// it ("p", "p [p.test]", "p.test"); nested reports tigris's own nested
-	// go list. The environment is read once, here.
-	importPath string
-	nested     bool
-	session    *Session // nil until loaded
-	plan       *Plan    // the build plan of tigris go, nil without one
+	// env is the environment, read once when RunTool starts (environ.go).
+	env     environ
+	session *Session // nil until loaded
+	plan    *Plan    // the build plan of tigris go, nil without one
 
 	invOnce sync.Once
 	inv     *goInvocation
@@ -186,10 +180,10 @@ func (p *proxy) logf(format string, args ...any) {
 func (p *proxy) invocation() *goInvocation {
 	p.invOnce.Do(func() {
 		if p.plan != nil {
-			p.inv = invocationOf(p.plan)
+			p.inv = invocationOf(p.plan, p.env)
 			return
 		}
-		p.inv = findGoInvocation(p.tool)
+		p.inv = findGoInvocation(p.tool, p.env)
 	})
 	return p.inv
 }
@@ -202,7 +196,7 @@ func (p *proxy) fingerprint() (string, error) {
 			p.fp = p.plan.LinkID
 			return
 		}
-		p.fp, p.fpErr = computeFingerprint(p.session.BuildHash(), p.invocation(), p.env)
+		p.fp, p.fpErr = computeFingerprint(p.session.BuildHash(), p.invocation())
 	})
 	return p.fp, p.fpErr
 }
@@ -221,7 +215,7 @@ func (p *proxy) version() error {
 	// settings (Session.LinkFlags), which the compiler never sees.
 	fp, err := p.fingerprint()
 	if p.name == "link" {
-		fp, err = computeFingerprint(s.ConfigHash(), p.invocation(), p.env)
+		fp, err = computeFingerprint(s.ConfigHash(), p.invocation())
 	}
 	if err != nil {
 		return fmt.Errorf("%s -V=full: %w", p.name, err)
@@ -297,7 +291,6 @@ func keepDir(dir string) (string, error) {
 func (p *proxy) resolver(work, pgo string) *resolver {
 	return &resolver{
 		inv:         p.invocation(),
-		env:         p.env,
 		workDir:     work,
 		pgo:         pgo,
 		fingerprint: p.fingerprint,
@@ -341,7 +334,7 @@ func (p *proxy) exec(args []string) error {
 			path, _ = exec.LookPath(path)
 		}
 		if path != "" {
-			err := syscall.Exec(path, append([]string{p.tool}, args...), p.env)
+			err := syscall.Exec(path, append([]string{p.tool}, args...), p.env.list)
 			// Exec returns only on failure; run the tool as a child instead.
 			p.logf("exec %s: %v; running it as a child", p.tool, err)
 		}
@@ -359,7 +352,7 @@ func (p *proxy) spawn(args []string, stdin io.Reader, stdout io.Writer) error {
 	cmd := exec.Command(p.tool, args...)
 	cmd.Args[0] = p.tool
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, p.stdio.Stderr
-	cmd.Env = p.env
+	cmd.Env = p.env.list
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

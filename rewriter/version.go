@@ -25,8 +25,8 @@ var codeVersionDecl = regexp.MustCompile(`(?m)^\s*(?:const\s+)?CodeVersion\s*=\s
 // sources (no compile), so it answers before anything is built against the
 // wrong runtime. A module graph without tigris is left to the resolver, which
 // explains that.
-func checkMonitorVersion(inv *goInvocation, env []string) error {
-	m, err := locateTigrisModule(inv, env)
+func checkMonitorVersion(inv *goInvocation) error {
+	m, err := locateTigrisModule(inv)
 	if err != nil || m == nil {
 		return err
 	}

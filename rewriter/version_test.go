@@ -2,7 +2,6 @@ package rewriter
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,8 +32,8 @@ func TestCheckMonitorVersion(t *testing.T) {
 			writeFile(t, filepath.Join(fake, "monitor", "version.go"), tc.src)
 			user := t.TempDir()
 			writeFile(t, filepath.Join(user, "go.mod"), "module example.com/user\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris/runtime v0.9.0\n\nreplace github.com/tigrisgo/tigris/runtime v0.9.0 => "+fake+"\n")
-			inv := &goInvocation{goExe: "go", dir: user}
-			err := checkMonitorVersion(inv, os.Environ())
+			inv := &goInvocation{goExe: "go", dir: user, env: processEnviron()}
+			err := checkMonitorVersion(inv)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatal(err)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -412,6 +414,44 @@ func TestWriteLines(t *testing.T) {
 	}
 	if n != len(lines) {
 		t.Errorf("%d JSON lines, %d text lines", n, len(lines))
+	}
+}
+
+// TestWriteLinesClock: the header line names the clock the probes read, as
+// the file's header does: nanotime for a writer given nanoseconds, and for
+// one given Ticks readings the clock Ticks reads with its rate.
+func TestWriteLinesClock(t *testing.T) {
+	for _, ticks := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "c.tgr")
+		w, err := writer.NewSync(writer.Options{Path: path, TickTimes: ticks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want, wantHz := "nanotime", uint64(0)
+		if ticks && writer.TickSource() == writer.ClockTSC {
+			want, wantHz = "tsc", writer.TickHz()
+		}
+		var text, js bytes.Buffer
+		if _, err := WriteLines(&text, openTest(t, path), false, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		suffix := " clock=" + want
+		if wantHz != 0 {
+			suffix += "@" + strconv.FormatUint(wantHz, 10) + "Hz"
+		}
+		if line := strings.TrimSpace(text.String()); !strings.HasPrefix(line, "header  ") || !strings.HasSuffix(line, suffix) {
+			t.Errorf("tick times %v: header line %q; want it to end with %q", ticks, line, suffix)
+		}
+		if _, err := WriteLines(&js, openTest(t, path), true, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(js.Bytes(), &m); err != nil || m["clock"] != want || m["tickHz"] != float64(wantHz) {
+			t.Errorf("tick times %v: JSON header %v (%v); want clock %q, tickHz %d", ticks, m, err, want, wantHz)
+		}
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package traceconv converts tigris trace files (the record streams of package
-// writer) into formats other tools read, and summarizes them per function. It is
-// what `tigris read`, `tigris stats` and `tigris convert` run; docs/trace-tools.md
+// writer) into formats other tools read and summarizes them per function: what
+// `tigris read`, `tigris stats` and `tigris convert` run. docs/trace-tools.md
 // describes the commands and every mapping in detail.
 //
 // # Formats

@@ -16,7 +16,7 @@ import (
 //
 // Text lines start with the item kind:
 //
-//	header  stream=0123456789abcdef seq=0 pid=42 host=h1 binary=/app start=2026-01-02T15:04:05.000000000Z format=1.0
+//	header  stream=0123456789abcdef seq=0 pid=42 host=h1 binary=/app start=2026-01-02T15:04:05.000000000Z format=1.3 clock=tsc@2096000000Hz
 //	probe   7 example.com/shop.Find(int) error  m.go:12
 //	record  2026-01-02T15:04:05.000000100Z trace=3 eoi=1 ess=1 g=17 60ns example.com/shop.Find(int) error [error]
 //	loss    120 records lost (queue full), exits between 2026-…Z and 2026-…Z
@@ -88,7 +88,17 @@ func appendItemText(b []byte, s *stream, it *writer.Item) []byte {
 		b = append(b, " format="...)
 		b = strconv.AppendInt(b, int64(h.Major), 10)
 		b = append(b, '.')
-		return strconv.AppendInt(b, int64(h.Minor), 10)
+		b = strconv.AppendInt(b, int64(h.Minor), 10)
+		// The clock the probes read (format 1.1): times in the file are
+		// nanoseconds either way, converted from the counter's ticks at its rate.
+		b = append(b, " clock="...)
+		b = append(b, h.ClockSource.String()...)
+		if h.TickHz != 0 {
+			b = append(b, '@')
+			b = strconv.AppendUint(b, h.TickHz, 10)
+			b = append(b, "Hz"...)
+		}
+		return b
 	case writer.KindProbe:
 		p := it.Probe
 		b = append(b, "probe   "...)
@@ -193,6 +203,8 @@ func appendItemJSON(b []byte, s *stream, it *writer.Item) []byte {
 		b = appendIntField(b, "clockWall", h.Clock.Wall)
 		b = appendIntField(b, "clockMono", h.Clock.Mono)
 		b = appendStringField(b, "format", strconv.Itoa(h.Major)+"."+strconv.Itoa(h.Minor))
+		b = appendStringField(b, "clock", h.ClockSource.String())
+		b = appendUintField(b, "tickHz", h.TickHz)
 	case writer.KindProbe:
 		p := it.Probe
 		b = appendUintField(b, "id", uint64(p.ID))

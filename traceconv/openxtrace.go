@@ -58,6 +58,14 @@ type xtraceWriter struct {
 	sub  uint64   // subtrace ids
 	info []xprobe // per probe, by probe.idx
 	locs [][]byte // per stream index: the location object
+	// stack is callable's walk, kept for the next trace.
+	stack []xframe
+}
+
+// xframe is a call whose MethodInvocation callable is appending.
+type xframe struct {
+	n    *writer.Node
+	next int // the child to append next
 }
 
 // xprobe is what a MethodInvocation repeats for every call of a probe, encoded once.
@@ -222,8 +230,40 @@ func (x *xtraceWriter) linkedFrom(b []byte, s *stream, l *writer.Link) []byte {
 }
 
 // callable appends n and its subtree as a MethodInvocation; link, for a
-// linked trace's root, says where the trace came from.
+// linked trace's root, says where the trace came from. It walks the subtree
+// with a stack of its own: a trace file can hold a call chain millions deep,
+// more than a goroutine's stack holds in recursive calls.
 func (x *xtraceWriter) callable(b []byte, s *stream, n *writer.Node, link *writer.Link) []byte {
+	b = x.invocation(b, s, n, link)
+	stack := append(x.stack[:0], xframe{n: n})
+	for len(stack) > 0 {
+		top := len(stack) - 1
+		n, next := stack[top].n, stack[top].next
+		if next < len(n.Children) {
+			if next == 0 {
+				b = append(b, `,"children":[`...)
+			} else {
+				b = append(b, ',')
+			}
+			stack[top].next++
+			c := n.Children[next]
+			b = x.invocation(b, s, c, nil)
+			stack = append(stack, xframe{n: c})
+			continue
+		}
+		if len(n.Children) > 0 {
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+		stack = stack[:top]
+	}
+	x.stack = stack
+	return b
+}
+
+// invocation appends the MethodInvocation of n without its children and
+// without the closing brace.
+func (x *xtraceWriter) invocation(b []byte, s *stream, n *writer.Node, link *writer.Link) []byte {
 	r := &n.Record
 	info := x.probeInfo(s.probe(r.Probe))
 	b = append(b, `{"type":"MethodInvocation",`...)
@@ -262,17 +302,6 @@ func (x *xtraceWriter) callable(b []byte, s *stream, n *writer.Node, link *write
 	}
 	if link != nil {
 		b = x.linkedFrom(b, s, link)
-	}
-	b = append(b, '}')
-	if len(n.Children) > 0 {
-		b = append(b, `,"children":[`...)
-		for i, c := range n.Children {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = x.callable(b, s, c, nil)
-		}
-		b = append(b, ']')
 	}
 	return append(b, '}')
 }

@@ -120,6 +120,7 @@ type profileBuilder struct {
 	binary     string
 	start, end int64 // wall time span of the calls, Unix ns
 	maxFrames  int
+	stack      []pathItem // add's walk, kept for the next trace
 }
 
 func newProfileBuilder(maxFrames int) *profileBuilder {
@@ -169,19 +170,35 @@ func (b *profileBuilder) trace(s *stream, t *writer.Trace) error {
 	return nil
 }
 
+// add counts n and its subtree under parent, in the order a recursive walk
+// would, with a stack of its own: a trace file can hold a call chain
+// millions deep, more than a goroutine's stack holds in recursive calls.
 func (b *profileBuilder) add(s *stream, parent *pathNode, n *writer.Node) {
-	if n.Missing > 0 {
-		parent = parent.child(b.unrecorded)
+	stack := append(b.stack[:0], pathItem{parent, n})
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		parent, n := it.parent, it.n
+		if n.Missing > 0 {
+			parent = parent.child(b.unrecorded)
+		}
+		pn := parent.child(b.probeFunc(s.probe(n.Record.Probe)))
+		pn.calls++
+		pn.incl += int64(n.Inclusive)
+		pn.excl += int64(n.Exclusive)
+		b.start = min(b.start, s.wall(n.Record.TIn))
+		b.end = max(b.end, s.wall(n.Record.TOut))
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			stack = append(stack, pathItem{pn, n.Children[i]})
+		}
 	}
-	pn := parent.child(b.probeFunc(s.probe(n.Record.Probe)))
-	pn.calls++
-	pn.incl += int64(n.Inclusive)
-	pn.excl += int64(n.Exclusive)
-	b.start = min(b.start, s.wall(n.Record.TIn))
-	b.end = max(b.end, s.wall(n.Record.TOut))
-	for _, c := range n.Children {
-		b.add(s, pn, c)
-	}
+	b.stack = stack
+}
+
+// pathItem is a call add has still to count, and the path it is under.
+type pathItem struct {
+	parent *pathNode
+	n      *writer.Node
 }
 
 // location adds function fn and its one location to p.

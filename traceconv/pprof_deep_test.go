@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -117,5 +118,29 @@ func TestProfileElidesMiddleFrames(t *testing.T) {
 	}
 	if w := fmt.Sprint(rep.Warnings()); !strings.Contains(w, "12 call paths are deeper than the profile's frame limit") {
 		t.Errorf("warnings %s; want the elided paths", w)
+	}
+}
+
+// TestDeepChainNeedsNoStack: a trace file can hold one call chain millions
+// deep (a crafted one: no program's stack is that deep). The OPEN.xtrace
+// writer and the profile builder walked it recursively, about 256 bytes of
+// goroutine stack a level: 4 million levels (a file of some 45 MB) went past
+// Go's limit of 1 GB, which ends the program. Every conversion now walks
+// with stacks of its own; here with a goroutine stack limit of 16 MB and a
+// chain of 200,000 levels, which recursion would need 50 MB for.
+func TestDeepChainNeedsNoStack(t *testing.T) {
+	path := writeStream(t, t.TempDir(), 1, testProbes, deepChain(200_000, 3))
+	old := debug.SetMaxStack(16 << 20)
+	defer debug.SetMaxStack(old)
+	for _, fm := range Formats {
+		if _, err := fm.Convert(io.Discard, openTest(t, path), Options{}); err != nil {
+			t.Fatalf("%s: %v", fm.Name, err)
+		}
+	}
+	if _, err := WriteLines(io.Discard, openTest(t, path), true, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Summarize(openTest(t, path), Options{}); err != nil {
+		t.Fatal(err)
 	}
 }

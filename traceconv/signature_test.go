@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/internal/costcheck"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -70,22 +71,56 @@ func FuzzSplitSignature(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, sig string) {
-		parts, ok := splitSignature(sig)
-		if ok {
-			if !strings.Contains(sig, parts.Name) {
-				t.Fatalf("name %q is not part of %q", parts.Name, sig)
-			}
-			for _, p := range append(slices.Clone(parts.Params), parts.Results...) {
-				if p == "" || p != strings.TrimSpace(p) || !balanced(p) {
-					t.Fatalf("%q: bad type %q in %+v", sig, p, parts)
-				}
-			}
-		}
-		k := kiekerSignature(&probe{sig: sig})
-		if strings.ContainsAny(k, ";\n\r") {
-			t.Fatalf("Kieker signature %q of %q would split its record", k, sig)
-		}
+		stringBound.Check(t, len(sig), func() { checkSplit(t, sig) })
 	})
+}
+
+// stringBound is what handling one signature or string may cost: its parts
+// and a few copies of it.
+var stringBound = costcheck.Bound{
+	Fixed:   costcheck.Cost{Bytes: 16 << 10, Allocs: 128},
+	PerByte: costcheck.Cost{Bytes: 128, Allocs: 2},
+}
+
+// TestSignatureCostLinear: splitting signatures with many parameters or deep
+// brackets, and writing long strings as JSON, cost allocation linear in
+// their length.
+func TestSignatureCostLinear(t *testing.T) {
+	for name, gen := range map[string]func(n int) []byte{
+		"parameters": func(n int) []byte {
+			return []byte("p.F(" + strings.Repeat("map[string][]int, ", n) + "int) (" + strings.Repeat("error, ", n) + "int)")
+		},
+		"brackets": func(n int) []byte {
+			return []byte("p.F(" + strings.Repeat("func(", n) + strings.Repeat(")", n) + ")")
+		},
+		"unbalanced": func(n int) []byte { return []byte("p.F" + strings.Repeat("((", n)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			costcheck.Linear(t, gen, func(in []byte) {
+				splitSignature(string(in))
+				kiekerSignature(&probe{sig: string(in)})
+				appendString(nil, string(in))
+			}, 200, 8)
+		})
+	}
+}
+
+func checkSplit(t *testing.T, sig string) {
+	parts, ok := splitSignature(sig)
+	if ok {
+		if !strings.Contains(sig, parts.Name) {
+			t.Fatalf("name %q is not part of %q", parts.Name, sig)
+		}
+		for _, p := range append(slices.Clone(parts.Params), parts.Results...) {
+			if p == "" || p != strings.TrimSpace(p) || !balanced(p) {
+				t.Fatalf("%q: bad type %q in %+v", sig, p, parts)
+			}
+		}
+	}
+	k := kiekerSignature(&probe{sig: sig})
+	if strings.ContainsAny(k, ";\n\r") {
+		t.Fatalf("Kieker signature %q of %q would split its record", k, sig)
+	}
 }
 
 // FuzzAppendString checks that any string becomes a valid JSON string that
@@ -95,7 +130,8 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b := appendString(nil, s)
+		var b []byte
+		stringBound.Check(t, len(s), func() { b = appendString(nil, s) })
 		var back string
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("appendString(%q) = %s: %v", s, b, err)

@@ -1,5 +1,5 @@
-// Package evaluation runs the Tigris paper's evaluation (Mertz & Nunes, JSS
-// 2021, §6.2.1, Fig. 4) on the bundled example service, examples/petclinic,
+// Package evaluation runs the Tigris paper's evaluation on the bundled example
+// service, examples/petclinic (Mertz & Nunes, JSS 2021, §6.2.1, figure 4),
 // and the demo that tells the same story live. It is the petclinic workload
 // of `tigris bench` (the MooBench workload is package bench, whose statistics
 // and charts it shares) and the library of `tigris demo`; docs/evaluation.md

@@ -251,6 +251,18 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		}
 	}
 
+	queryID := 0
+	if c.Query != "" {
+		posted, err := a.PostQueries(ctx, c.Query)
+		if err != nil {
+			return r, fmt.Errorf("posting the query: %w", err)
+		}
+		for _, s := range posted.Statements {
+			if s.ID != 0 {
+				queryID = s.ID
+			}
+		}
+	}
 	var before snapshot
 	if a != nil {
 		if before, err = takeSnapshot(ctx, a); err != nil {
@@ -274,6 +286,13 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		}
 		ev.probes = max(ev.probes, after.probes)
 		r.MonitoredCalls = after.calls - before.calls
+		if queryID != 0 {
+			d, err := a.CancelQuery(ctx, queryID)
+			if err != nil {
+				return r, fmt.Errorf("cancelling the query: %w", err)
+			}
+			r.QueryTuples, r.QueryRows = d.Stats.Tuples, d.Stats.Rows
+		}
 		r.Records = after.produced() - before.produced()
 		r.Dropped = after.writer.Dropped - before.writer.Dropped
 		if c.TwoPhase() {

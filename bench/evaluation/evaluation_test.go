@@ -84,8 +84,8 @@ func testSummary(t *testing.T) *Summary {
 
 func TestSummarize(t *testing.T) {
 	sum := testSummary(t)
-	if len(sum.Configs) != 7 {
-		t.Fatalf("%d configurations summarized, want 7", len(sum.Configs))
+	if len(sum.Configs) != 10 {
+		t.Fatalf("%d configurations summarized, want 10", len(sum.Configs))
 	}
 	byName := map[string]ConfigSummary{}
 	for _, cs := range sum.Configs {
@@ -137,7 +137,7 @@ func TestSummarize(t *testing.T) {
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Configs) != 7 || len(back.Runs) != 14 || back.Plan.Interval != sum.Plan.Interval || back.Configs[2].Ratio != sum.Configs[2].Ratio {
+	if len(back.Configs) != 10 || len(back.Runs) != 20 || back.Plan.Interval != sum.Plan.Interval || back.Configs[2].Ratio != sum.Configs[2].Ratio {
 		t.Errorf("summary.json does not round-trip: %d configurations, %d runs, interval %s", len(back.Configs), len(back.Runs), back.Plan.Interval)
 	}
 	svg, err := os.ReadFile(filepath.Join(dir, "throughput.svg"))
@@ -183,7 +183,7 @@ func TestPlanOnlyAndValidate(t *testing.T) {
 	for _, c := range p.Configs {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, ","); got != "none,phase1,full,restricted-100,restricted-1,expanded-100,expanded-1" {
+	if got := strings.Join(names, ","); got != "none,phase1,full,off,query,fine-one,restricted-100,restricted-1,expanded-100,expanded-1" {
 		t.Errorf("tiny configurations: %s", got)
 	}
 	q, err := p.Only("full", "none", "full")

@@ -79,7 +79,22 @@ const (
 	KindFull       = "full"
 	KindRestricted = "restricted"
 	KindExpanded   = "expanded"
+	// The cost of a query (docs/queries.md): the tigris build with every
+	// probe off, the same with one query watching one function with a
+	// pushed-down threshold, and that function in fine mode instead.
+	KindOff     = "off"
+	KindQuery   = "query"
+	KindFineOne = "fine-one"
 )
+
+// WatchedFunction is the function the query configurations watch: the owner
+// search, a repository method every "find owners" request calls.
+const WatchedFunction = "github.com/tigrisgo/tigris/examples/petclinic/internal/repository.(*OwnerRepository).FindByLastName"
+
+// WatchQuery is the query of the query configuration: the slow calls of
+// WatchedFunction, counted each second. Only that probe is switched on
+// (coarse), and only its calls over 5 ms reach the query.
+const WatchQuery = "SELECT function, count(*) AS slow, max(duration) FROM calls WHERE function = '" + WatchedFunction + "' AND duration > 5ms GROUP BY function WINDOW 1s"
 
 // Config is one configuration: how the service is built and started.
 type Config struct {
@@ -89,6 +104,9 @@ type Config struct {
 	Filter   string   `json:"filter,omitempty"`
 	Sampling float64  `json:"samplingPercent,omitempty"`
 	Env      []string `json:"env,omitempty"` // besides TIGRIS_ADMIN and TIGRIS_OUT
+	// Query is posted (detached) after the warm-up and runs through the
+	// measured window.
+	Query string `json:"query,omitempty"`
 }
 
 // Plain reports whether c runs the plain build, without monitoring.
@@ -116,6 +134,13 @@ func Configs(p Plan) []Config {
 		{Name: "full", Kind: KindFull, Label: "full monitoring", Sampling: 100,
 			Env: append(slices.Clone(common), "TIGRIS_MODE=fine", "TIGRIS_ANALYSIS=off", "TIGRIS_SAMPLING=100%")},
 	}
+	off := append(slices.Clone(common), "TIGRIS_MODE=off", "TIGRIS_ANALYSIS=off")
+	cs = append(cs,
+		Config{Name: "off", Kind: KindOff, Label: "probes off", Env: off},
+		Config{Name: "query", Kind: KindQuery, Label: "one query, threshold pushed down", Env: off, Query: WatchQuery},
+		Config{Name: "fine-one", Kind: KindFineOne, Label: "the same function fine", Sampling: 100,
+			Env: append(slices.Clone(off), "TIGRIS_RULES=fine:execution(* "+WatchedFunction+"(..))", "TIGRIS_SAMPLING=100%")},
+	)
 	for _, k := range []struct{ kind, label, filter string }{
 		{KindRestricted, "restricted filter", p.Restricted},
 		{KindExpanded, "expanded filter", p.Expanded},

@@ -88,7 +88,7 @@ func Chart(sum *Summary) *bench.LineChart {
 	}
 	for _, cs := range sum.Configs {
 		switch cs.Kind {
-		case KindNone, KindPhase1, KindFull:
+		case KindNone, KindPhase1, KindFull, KindOff, KindQuery, KindFineOne:
 			c.Levels = append(c.Levels, bench.ChartLevel{Name: cs.Label, Value: cs.Throughput, CI: cs.CI95})
 			if cs.Kind == KindNone {
 				c.RelativeTo, c.RelativeToTitle = cs.Throughput, "% of no monitoring"

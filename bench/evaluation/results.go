@@ -31,6 +31,11 @@ type RunResult struct {
 	Records        uint64 `json:"records,omitempty"`
 	Dropped        uint64 `json:"dropped,omitempty"`
 	TraceBytes     int64  `json:"traceBytes,omitempty"`
+	// QueryTuples are the calls that reached the query configuration's
+	// query in the window (after its pushed-down predicates), QueryRows the
+	// rows it produced.
+	QueryTuples uint64 `json:"queryTuples,omitempty"`
+	QueryRows   uint64 `json:"queryRows,omitempty"`
 	// CyclesBefore counts the analysis cycles before the window; Cycles are
 	// those during it.
 	CyclesBefore int     `json:"cyclesBefore,omitempty"`

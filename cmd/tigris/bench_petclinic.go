@@ -37,6 +37,10 @@ interleaved repetitions of these configurations:
   none              go build: no monitoring
   phase1            tigris go build, every probe coarse, no analysis (phase 1 only)
   full              every probe fine, sampling 100 %, async writer to a file
+  off               tigris go build, every probe off
+  query             probes off but one query (docs/queries.md): the slow calls of
+                    one repository method, threshold pushed down to its probe
+  fine-one          probes off but that method fine, sampling 100 %
   restricted-<s>    two-phase: coarse, and every --interval the analyzer traces
                     what --restricted selects in fine mode at sampling <s> %
   expanded-<s>      the same with --expanded

@@ -28,7 +28,7 @@ func evalPlanFlags(t *testing.T, args ...string) (evaluation.Plan, error) {
 }
 
 func TestEvalPlanFlags(t *testing.T) {
-	all := "none,phase1,full,restricted-100,restricted-50,restricted-25,restricted-10,restricted-5,restricted-1," +
+	all := "none,phase1,full,off,query,fine-one,restricted-100,restricted-50,restricted-25,restricted-10,restricted-5,restricted-1," +
 		"expanded-100,expanded-50,expanded-25,expanded-10,expanded-5,expanded-1"
 	for _, c := range []struct {
 		args []string
@@ -36,8 +36,8 @@ func TestEvalPlanFlags(t *testing.T) {
 	}{
 		{nil, "quick 1 4s 4s 1s: " + all},
 		{[]string{"--full"}, "full 5 5s 9s 2s: " + all},
-		{[]string{"--tiny"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,restricted-100,restricted-1,expanded-100,expanded-1"},
-		{[]string{"--tiny", "--sampling", "20,0.5"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,restricted-20,restricted-0.5,expanded-20,expanded-0.5"},
+		{[]string{"--tiny"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,off,query,fine-one,restricted-100,restricted-1,expanded-100,expanded-1"},
+		{[]string{"--tiny", "--sampling", "20,0.5"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,off,query,fine-one,restricted-20,restricted-0.5,expanded-20,expanded-0.5"},
 		{[]string{"--full", "--runs", "5", "--duration", "20s", "--warmup-time", "9s", "--interval", "4s", "--only", "none,full,none"},
 			"full 5 9s 20s 4s: none,full"},
 		{[]string{"--only", "phase1", "--warmup-time", "1s", "--interval", "1m"}, "quick 1 1s 4s 1m0s: phase1"},
@@ -67,7 +67,7 @@ func TestEvalPlanFlags(t *testing.T) {
 		{[]string{"--sampling", "10,10"}, "duplicated"},
 		{[]string{"--restricted", "more cheap"}, `--restricted "more cheap": `},
 		{[]string{"--expanded", "more usage-pattern"}, `--expanded "more usage-pattern": `},
-		{[]string{"--only", "phase2"}, `--only: no configuration "phase2" (have none, phase1, full, restricted-100`},
+		{[]string{"--only", "phase2"}, `--only: no configuration "phase2" (have none, phase1, full, off, query, fine-one, restricted-100`},
 		{[]string{"--warmup-time", "2s", "--interval", "2s"}, "must be longer than the analysis interval"},
 		{[]string{"--duration", "-1s"}, "must not be negative"},
 	} {

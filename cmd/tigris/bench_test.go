@@ -153,6 +153,11 @@ func TestBenchTinyEndToEnd(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
 		}
 	}
+	// Every configuration's records or spans, written and lost, in the table.
+	if !regexp.MustCompile(`records or spans +written +lost +lost %`).MatchString(stdout) ||
+		!regexp.MustCompile(`(?m)^ +fine-async +400000 +400000 +0 +0\.00 `).MatchString(stdout) {
+		t.Errorf("the table does not report records written and lost per configuration:\n%s", stdout)
+	}
 	// 10 configurations × 2 runs at one goroutine, 5 × 1 at two.
 	if !regexp.MustCompile(`(?m)^\[25/25 \d+:\d\d, ETA 0:00\] mt0-g2 run 1/1 fine-async-drop `).MatchString(stderr) ||
 		!strings.Contains(stderr, "build tigris") {

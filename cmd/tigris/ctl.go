@@ -70,6 +70,7 @@ docs/admin-api.md describes every endpoint.`,
 	cmd.AddCommand(
 		c.probesCmd(), c.rulesCmd(), c.enableCmd(), c.samplingCmd(), c.analysisCmd(),
 		c.statsCmd(), c.writerCmd(), c.healthCmd(), c.metricsCmd(), c.authCmd(),
+		c.queryCmd(), c.queriesCmd(),
 	)
 	return cmd
 }

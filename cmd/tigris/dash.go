@@ -26,8 +26,9 @@ func newDashCmd() *cobra.Command {
 host:port or URL) or on a recorded trace (FILE.tgr): the top functions by time
 with their latency histograms and sparklines, the two-phase analyzer's grouping,
 selections and their history, the probe modes with controls to switch them, the
-recent call trees as flame graphs (with Perfetto and pprof downloads), and the
-trace writer's health. A live page refreshes itself every --refresh.
+recent call trees as flame graphs (with Perfetto and pprof downloads), the
+trace writer's health, and a box for monitoring queries (docs/queries.md), run
+on the program or over the trace. A live page refreshes itself every --refresh.
 
 The page is served by this command, on loopback unless --listen says otherwise,
 from files compiled into tigris: the monitored program carries none of it. Against
@@ -54,7 +55,7 @@ tigris.yaml's) over the recorded calls. docs/dashboard.md describes the page.`,
 				cfg.Token = os.Getenv("TIGRIS_ADMIN_TOKEN")
 			}
 			cfg.Stdout, cfg.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			// The query engine (issue 24) plugs in here: cfg.Query = ...
+			cfg.Query = dashQueries(cfg.Target, cfg.Token) // dash_query.go
 			return dash.Run(ctx, cfg)
 		},
 	}

@@ -63,15 +63,21 @@ OTEL_RESOURCE_ATTRIBUTES are read for what the flags leave unset.`,
 			if o.Attributes, err = keyValues(attrs, "--resource"); err != nil {
 				return err
 			}
+			if err := o.FromEnv(os.Getenv); err != nil {
+				return err
+			}
+			// The flag, when given, wins over OTEL_EXPORTER_OTLP_COMPRESSION.
 			switch compression {
 			case "gzip":
 				o.Gzip = true
-			case "none", "":
+			case "none":
+				o.Gzip = false
+			case "":
 			default:
 				return fmt.Errorf("--compression %q: want gzip or none", compression)
 			}
-			if err := o.FromEnv(os.Getenv); err != nil {
-				return err
+			if !cmd.Flags().Changed("admin-token") {
+				o.AdminToken = os.Getenv("TIGRIS_ADMIN_TOKEN")
 			}
 			if o.Endpoint == "" {
 				o.Endpoint = "http://127.0.0.1:4318"
@@ -114,9 +120,10 @@ OTEL_RESOURCE_ATTRIBUTES are read for what the flags leave unset.`,
 	f.StringVar(&o.TracesURL, "traces-endpoint", "", "full URL for spans, instead of --endpoint/v1/traces")
 	f.StringVar(&o.MetricsURL, "metrics-endpoint", "", "full URL for metrics, instead of --endpoint/v1/metrics")
 	f.StringArrayVar(&headers, "header", nil, "header KEY=VALUE added to every request (repeatable)")
-	f.StringVar(&compression, "compression", "none", "request compression: none or gzip")
+	f.StringVar(&compression, "compression", "", "request compression: none or gzip (default $OTEL_EXPORTER_OTLP_COMPRESSION, else none)")
 	f.StringVar(&o.Admin, "admin", "", "admin endpoint of the program (host:port); its statistics become metrics")
-	f.StringVar(&o.AdminToken, "admin-token", os.Getenv("TIGRIS_ADMIN_TOKEN"), "bearer token of the admin endpoint")
+	// Not defaulted from the environment here: --help would print it.
+	f.StringVar(&o.AdminToken, "admin-token", "", "bearer token of the admin endpoint (default $TIGRIS_ADMIN_TOKEN)")
 	f.DurationVar(&o.MetricsEvery, "metrics-interval", 10*time.Second, "how often the admin endpoint is polled")
 	f.StringVar(&o.ServiceName, "service-name", "", "service.name (default $OTEL_SERVICE_NAME, else the binary's name)")
 	f.StringVar(&o.InstanceID, "instance-id", "", "service.instance.id (default a UUID of host and process id)")

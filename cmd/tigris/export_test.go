@@ -2,8 +2,10 @@ package main
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tigrisgo/tigris/export/otlptest"
@@ -47,5 +49,38 @@ func TestExportCommand(t *testing.T) {
 	}
 	if _, _, err := tigris(t, "export", "--compression", "zstd", path); err == nil || !strings.Contains(err.Error(), "--compression") {
 		t.Errorf("--compression zstd: %v", err)
+	}
+}
+
+// TestExportCompressionFlagWins: --compression overrides
+// OTEL_EXPORTER_OTLP_COMPRESSION, which applies when the flag is not given.
+func TestExportCompressionFlagWins(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "off")
+	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
+	var mu sync.Mutex
+	var encodings []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		encodings = append(encodings, r.Header.Get("Content-Encoding"))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	path := writeTrace(t, t.TempDir())
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "gzip"}, {[]string{"--compression", "none"}, ""}, {[]string{"--compression", "gzip"}, "gzip"}} {
+		mu.Lock()
+		encodings = nil
+		mu.Unlock()
+		args := append([]string{"export", "--once", "--quiet", "--checkpoint", "none", "--endpoint", srv.URL}, c.args...)
+		if stdout, stderr, err := tigris(t, append(args, path)...); err != nil {
+			t.Fatalf("%v: %v\n%s%s", c.args, err, stdout, stderr)
+		}
+		mu.Lock()
+		if len(encodings) == 0 || encodings[0] != c.want {
+			t.Errorf("%v with OTEL_EXPORTER_OTLP_COMPRESSION=gzip: Content-Encoding %q, want %q", c.args, encodings, c.want)
+		}
+		mu.Unlock()
 	}
 }

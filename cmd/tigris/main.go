@@ -1,5 +1,3 @@
-// Command tigris instruments Go programs at build time and reads what they record.
-// See README.md and docs/.
 package main
 
 import (

@@ -32,6 +32,7 @@ compiles them, so a binary carries probes you switch at run time: off, coarse
 		newReadCmd(),
 		newStatsCmd(),
 		newConvertCmd(),
+		newQueryCmd(),
 		newExportCmd(),
 		newBenchCmd(),
 		newVersionCmd(),

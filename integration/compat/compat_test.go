@@ -50,6 +50,30 @@ func TestParseTestJSON(t *testing.T) {
 	}
 }
 
+// TestLostRecordsAreAProblem: the loss lines instrumented test binaries print
+// at exit are summed from go test -json output, and a suite whose run lost
+// records, by those lines or by the trace files' loss records, has a problem.
+func TestLostRecordsAreAProblem(t *testing.T) {
+	stream := `{"Action":"output","Package":"a","Output":"PASS\n"}
+{"Action":"output","Package":"a","Output":"tigris: 7 of 100 fine records lost (/tmp/x/a.test-1.tgr): 7 to a full queue (writer.on-full: drop)\n"}
+{"Action":"output","Package":"b","Output":"tigris: 5 of 50 fine records lost (/tmp/x/b.test-2.tgr): 5 to write errors\n"}
+`
+	if n := LostAtExit([]byte(stream)); n != 12 {
+		t.Errorf("LostAtExit = %d, want 12", n)
+	}
+	s := Suite{Name: "m", Module: "example.com/m", Packages: []string{"example.com/m"}}
+	ts := &TraceStats{Files: 1, Records: map[string]int64{"example.com/m": 10}}
+	if p := ts.Check(s, 0); len(p) != 0 {
+		t.Errorf("nothing lost: problems %q", p)
+	}
+	for _, c := range []struct{ inFiles, atExit uint64 }{{3, 0}, {0, 12}, {3, 12}} {
+		ts.Lost = c.inFiles
+		if p := ts.Check(s, c.atExit); len(p) != 1 || !strings.Contains(p[0], "fine records lost") {
+			t.Errorf("%d lost in the files, %d at exit: problems %q", c.inFiles, c.atExit, p)
+		}
+	}
+}
+
 func TestCompareAndExpected(t *testing.T) {
 	plain := map[string]string{"p": "pass", "p TestA": "pass", "p TestB": "fail", "p TestGone": "pass"}
 	inst := map[string]string{"p": "fail", "p TestA": "fail", "p TestB": "fail", "p TestNew": "skip"}

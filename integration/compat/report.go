@@ -64,6 +64,9 @@ func WriteMarkdown(w io.Writer, rows []*Row) error {
 			probes, pkgs = r.Traces.OwnProbes(r.Suite)
 			records, lost, bytes = r.Traces.OwnRecords(r.Suite), r.Traces.Lost, r.Traces.Bytes
 		}
+		if r.Inst != nil {
+			lost = max(lost, r.Inst.LostAtExit) // the exit lines count what a truncated read misses
+		}
 		recs := fmt.Sprint(records)
 		if r.Traces != nil && r.Traces.Truncated > 0 {
 			recs = "≥ " + recs // some files were read in part

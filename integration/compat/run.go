@@ -126,6 +126,26 @@ type Result struct {
 	MaxRSS   int64  // peak resident memory of any one process of the run, bytes; 0 if unknown
 	ExitCode int    // of go test
 	Output   []byte // go test's stderr and the Output lines of failed tests, for diagnosis
+	// LostAtExit is what the instrumented test binaries said they lost when
+	// they exited (LostAtExit): all of it, where reading the traces may stop
+	// early (maxRecordsRead).
+	LostAtExit uint64
+}
+
+// lossLine is the line a monitored program prints at exit when it lost fine
+// records (monitor's output.go): "tigris: 12 of 3400 fine records lost ...".
+var lossLine = regexp.MustCompile(`tigris: (\d+) of \d+ fine records lost`)
+
+// LostAtExit sums the records the loss lines in out say were lost; out may
+// be go test -json events, whose Output fields hold the lines.
+func LostAtExit(out []byte) uint64 {
+	var n uint64
+	for _, m := range lossLine.FindAllSubmatch(out, -1) {
+		var k uint64
+		fmt.Sscan(string(m[1]), &k)
+		n += k
+	}
+	return n
 }
 
 // Counts returns how many tests (not packages) passed, failed and were skipped.
@@ -211,6 +231,9 @@ func (r *Runner) goTest(ctx context.Context, s Suite, mode Mode, env []string, e
 	}
 	res.Verdicts = verdicts
 	res.Output = append(stderr.Bytes(), failed...)
+	if mode == Instrumented {
+		res.LostAtExit = LostAtExit(stdout.Bytes()) + LostAtExit(stderr.Bytes())
+	}
 	if len(verdicts) == 0 {
 		return res, fmt.Errorf("%s %s reported no package (exit status %d)\n%s", exe, strings.Join(args, " "), res.ExitCode, res.Output)
 	}
@@ -529,15 +552,20 @@ func ReadTraces(dir string) (*TraceStats, error) {
 
 // Check returns what is wrong with the traces of suite s: no trace at all, a
 // package the suite names that recorded nothing, a package that must stay
-// uninstrumented but recorded, damaged files. Probes of packages outside the
-// suite (other suites' modules that a test imports) are fine.
-func (ts *TraceStats) Check(s Suite) []string {
+// uninstrumented but recorded, damaged files, and lost records, which the
+// default writer settings never lose (lostAtExit is Result.LostAtExit of the
+// run, the loss records ReadTraces saw are the rest). Probes of packages
+// outside the suite (other suites' modules that a test imports) are fine.
+func (ts *TraceStats) Check(s Suite, lostAtExit uint64) []string {
 	var problems []string
+	if lost := max(ts.Lost, lostAtExit); lost > 0 {
+		problems = append(problems, fmt.Sprintf("%d fine records lost with the default writer settings (writer.on-full: block loses none)", lost))
+	}
 	if ts.Files == 0 {
 		if s.Std() && len(s.Uninstrumented) == len(s.Packages) {
-			return nil // test binaries without probes write no trace
+			return problems // test binaries without probes write no trace
 		}
-		return []string{"no trace file was written"}
+		return append(problems, "no trace file was written")
 	}
 	if ts.Damaged > 0 {
 		problems = append(problems, fmt.Sprintf("%d damaged chunks or gaps in the trace files", ts.Damaged))

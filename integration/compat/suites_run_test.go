@@ -134,7 +134,7 @@ func runSuite(t *testing.T, ctx context.Context, r *compat.Runner, s compat.Suit
 	if err := os.RemoveAll(r.TraceDir(s)); err != nil {
 		t.Error(err)
 	}
-	row.TraceProblems = row.Traces.Check(s)
+	row.TraceProblems = row.Traces.Check(s, row.Inst.LostAtExit)
 	for _, p := range row.TraceProblems {
 		t.Error(p)
 	}

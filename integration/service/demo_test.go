@@ -8,17 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/export/otlptest"
 	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
-// TestDemo runs a short `tigris demo` from the repository: the example builds
-// with tigris, serves load, the analyzer selects functions, the selected ones
-// write fine records, and the trace converts.
+// TestDemo runs a short `tigris demo --export` from the repository: the
+// example builds with tigris, serves load, the analyzer selects functions,
+// the selected ones write fine records, which reach an OTLP receiver as
+// spans, with the statistics as metrics; the trace converts, and the demo
+// ends with the tigris dash command for it.
 func TestDemo(t *testing.T) {
 	itest.RequireGo(t)
 	out := t.TempDir()
-	got := itest.Tigris(t, itest.RepoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--budget", "0.05%", "--out", out)
+	otlp := otlptest.New(t)
+	got := itest.Tigris(t, itest.RepoRoot, nil, "demo", "--duration", "8s", "--interval", "2s", "--sampling", "100%", "--budget", "0.05%", "--out", out, "--export", otlp.URL)
 	for _, want := range []string{
 		`== 1\. Building examples/petclinic`,
 		`PetClinic on http://127\.0\.0\.1:\d+, admin endpoint on 127\.0\.0\.1:\d+`,
@@ -56,6 +60,16 @@ func TestDemo(t *testing.T) {
 	n := itest.CountRecords(t, filepath.Join(out, "petclinic.tgr"))
 	if n == 0 {
 		t.Error("the demo's trace holds no records")
+	}
+	// --export: every record is a span at the receiver, and the statistics
+	// came as metrics.
+	if spans, dups := otlp.Count(); spans != n || dups != 0 || len(otlp.Metrics()) == 0 ||
+		!regexp.MustCompile(fmt.Sprintf(`export: %d spans sent, 0 not delivered, 0 pending; [1-9]\d* metric requests sent to %s`, n, regexp.QuoteMeta(otlp.URL))).MatchString(got) {
+		t.Errorf("--export: %d spans (%d twice) and %d metric requests for %d records; the demo said:\n%s", spans, dups, len(otlp.Metrics()), n, got)
+	}
+	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	if last := lines[len(lines)-1]; last != "   go run ./cmd/tigris dash --open "+filepath.Join(out, "petclinic.tgr") {
+		t.Errorf("the demo's last line is %q, want the tigris dash command for its trace", last)
 	}
 	for _, f := range []string{"petclinic.pb.gz", "petclinic.chrome.json"} {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {

@@ -64,7 +64,12 @@ func printedCommands(out string) []string {
 func TestInstallPathPrintedCommands(t *testing.T) {
 	itest.RequireGo(t)
 	t.Run("checkout", func(t *testing.T) {
-		checkInstall(t, nil, "--runtime", filepath.Join(itest.RepoRoot, "runtime"))
+		// No flags: what a tigris built in a checkout prints by itself (it
+		// finds its checkout through the path the compiler recorded).
+		cmds := checkInstall(t, nil)
+		if want := "=" + filepath.Join(itest.RepoRoot, "runtime"); !strings.Contains(strings.Join(cmds, "\n"), want) {
+			t.Errorf("the printed commands do not replace the runtime with this checkout's (%s):\n%s", want, strings.Join(cmds, "\n"))
+		}
 	})
 	t.Run("release", func(t *testing.T) {
 		// A version named by the runtime's content: the module cache keeps
@@ -77,7 +82,10 @@ func TestInstallPathPrintedCommands(t *testing.T) {
 	})
 }
 
-func checkInstall(t *testing.T, env []string, flags ...string) {
+// checkInstall runs tigris init with flags in a fresh module, types the go
+// commands it printed in a second one, and builds and tests both
+// instrumented; it returns the commands.
+func checkInstall(t *testing.T, env []string, flags ...string) []string {
 	t.Helper()
 	first := itest.NewModule(t, installFiles)
 	out := itest.Tigris(t, first, env, append([]string{"init"}, flags...)...)
@@ -113,6 +121,7 @@ func checkInstall(t *testing.T, env []string, flags ...string) {
 			t.Errorf("the instrumented test recorded nothing")
 		}
 	}
+	return cmds
 }
 
 // runtimeDigest is 12 hex digits of a digest of the runtime module's files.

@@ -1,6 +1,3 @@
-// Package tracegen writes synthetic trace files of a given size for
-// measurements: tigris dash's page on a trace of a million records
-// (package dash's benchmarks, integration/dash).
 package tracegen
 
 import (

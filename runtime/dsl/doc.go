@@ -21,7 +21,8 @@
 // are case-insensitive. Errors implement participle.Error with the line and
 // column. [Filter.String] is the canonical text, [Filter.Criteria] the criteria
 // used. A *Filter is immutable and safe for concurrent use. The parser is built
-// once, at package initialisation; [Grammar] prints it as EBNF.
+// once, on first use, so a program that never parses a filter never builds it;
+// [Grammar] prints it as EBNF.
 //
 // # Metrics and bindings
 //

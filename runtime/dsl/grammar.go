@@ -145,6 +145,9 @@ func Grammar() string { return parser().String() }
 // Errors implement participle.Error: Position gives the line and column (in
 // runes, from 1) and Message says what is allowed there.
 func Parse(expr string) (*Filter, error) {
+	if len(expr) > MaxFilterLen {
+		return nil, participle.Errorf(lexer.Position{Line: 1, Column: 1}, "filter is longer than %d bytes", MaxFilterLen)
+	}
 	toks, err := parser().Lex("", strings.NewReader(expr))
 	if err != nil {
 		var lerr *lexer.Error
@@ -156,6 +159,9 @@ func Parse(expr string) (*Filter, error) {
 	if err := checkWords(toks); err != nil {
 		return nil, err
 	}
+	if err := checkNesting(toks); err != nil {
+		return nil, err
+	}
 	f, err := parser().ParseString("", expr)
 	if err != nil {
 		return nil, explain(err, toks)
@@ -164,6 +170,32 @@ func Parse(expr string) (*Filter, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// Limits of a filter's text. The parser recurses once per open parenthesis,
+// so without a bound a filter from the environment or the admin API of a few
+// hundred kilobytes of "(" would grow a goroutine's stack past Go's limit and
+// end the program; the analyzer never needs more than a few levels.
+const (
+	MaxFilterLen = 16 << 10 // bytes
+	MaxNesting   = 64       // parentheses open at once
+)
+
+// checkNesting reports the parenthesis that opens more than MaxNesting at
+// once.
+func checkNesting(toks []lexer.Token) error {
+	depth := 0
+	for _, t := range toks {
+		switch t.Value {
+		case "(":
+			if depth++; depth > MaxNesting {
+				return participle.Errorf(t.Pos, "filter nested deeper than %d parentheses", MaxNesting)
+			}
+		case ")":
+			depth--
+		}
+	}
+	return nil
 }
 
 // MustParse is like Parse but panics on error. It is meant for filters written in

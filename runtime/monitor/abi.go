@@ -66,6 +66,9 @@ type Probe struct {
 	stats *stripes // allocated at registration
 	// defined is set once the probe's definition went to the current sink.
 	defined atomic.Uint32
+	// taps are the queries that read the probe's calls (query.go); nil
+	// almost always.
+	taps atomic.Pointer[[]probeTap]
 }
 
 // ID returns the probe's id, unique within the binary (0 before registration).
@@ -235,6 +238,9 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	}
 	if c.fine == 0 {
 		p.stats.addCall(t1-c.t0, f, size)
+		if p.taps.Load() != nil {
+			p.tap(c.t0, t1, f, gp, nil, 0)
+		}
 		return
 	}
 	s, ctx := c.exitTrace(gp, t1)
@@ -242,6 +248,9 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		f |= callRecorded
 	}
 	p.stats.addCall(t1-c.t0, f, size)
+	if p.taps.Load() != nil {
+		p.tap(c.t0, t1, f, gp, ctx, c.ess())
+	}
 	if s != nil {
 		c.record(s, ctx, p, t1, failed, f&callPanicked != 0, size, hasSize)
 		if f&callPanicked != 0 && ctx.ess == 0 {

@@ -193,3 +193,56 @@ func quantileOf(xs []float64, q float64) float64 {
 	}
 	return c[int(q*float64(len(c)-1))]
 }
+
+// BenchmarkTapPaths is what a query's tap adds to a coarse call, in rounds of
+// 1,000 calls interleaved like BenchmarkPaths: a coarse probe alone, with a
+// tap whose pushed-down bound rejects the call (what a query watching for
+// slow calls costs on every fast one), and with a tap that takes every call
+// (drained after each round). It reports the median round's cost per call
+// over the coarse call, and the coarse call over a plain call.
+func BenchmarkTapPaths(b *testing.B) {
+	ps := newProbes(b, "bench.example/tap", 3)
+	if _, err := AddRule(Rule{Pattern: "within(bench.example/tap)", Mode: "coarse"}); err != nil {
+		b.Fatal(err)
+	}
+	defer SetRules(nil)
+	reject, err := Acquire(map[uint32]TapNeed{ps[1].id: {MinNs: int64(1e9)}}, 1024, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reject.Release()
+	take, err := Acquire(map[uint32]TapNeed{ps[2].id: {}}, 1024, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer take.Release()
+	const per = 1000
+	costs := make([][]float64, 4)
+	run := func(i int, p *Probe) {
+		t0 := nanotime()
+		for j := 0; j < per; j++ {
+			if p == nil {
+				sinkInt = plain(j)
+			} else {
+				sinkInt = probed(p, j)
+			}
+		}
+		costs[i] = append(costs[i], float64(nanotime()-t0)/per)
+	}
+	var buf []CallTuple
+	b.ReportAllocs()
+	for n := 0; n < b.N; n++ {
+		run(0, nil)
+		run(1, &ps[0])
+		run(2, &ps[1])
+		run(3, &ps[2])
+		buf = take.Drain(buf[:0], 0)
+	}
+	med := make([]float64, len(costs))
+	for i := range costs {
+		med[i] = quantileOf(costs[i], benchQuantile)
+	}
+	b.ReportMetric(med[1]-med[0], "coarse-ns")
+	b.ReportMetric(med[2]-med[1], "tap-rejects-ns")
+	b.ReportMetric(med[3]-med[1], "tap-takes-ns")
+}

@@ -80,6 +80,11 @@ type FineCost struct {
 	// Sink is the sink calibration wrote to: "sync" (a synchronous writer on the
 	// null device, so encoding is counted) or "null" (records discarded).
 	Sink string `json:"sink"`
+	// CoarseNs is what a coarse call's probe costs (clock reads and the
+	// statistics); TapNs what a query's tap adds to each call it delivers
+	// (query.go). Queries estimate their cost from them.
+	CoarseNs float64 `json:"coarseNs"`
+	TapNs    float64 `json:"tapNs"`
 	// Took is how long calibration ran.
 	TookNs int64 `json:"tookNs"`
 }
@@ -109,6 +114,13 @@ func calibrate() FineCost {
 	info := &ProbeInfo{Package: "github.com/tigrisgo/tigris/runtime/monitor", Name: "calibrate"}
 	coarse := &Probe{info: info, stats: newStripes()}
 	coarse.mode.Store(modeCoarse)
+	// A tapped probe with a private tap, never registered: its queue is
+	// drained after each round, so every call is delivered.
+	tapped := &Probe{info: info, stats: newStripes()}
+	tapped.mode.Store(modeCoarse)
+	tap := &Tap{}
+	tap.ring.init(calibrationCalls)
+	tapped.taps.Store(&[]probeTap{{t: tap, maxT: math.MaxInt64}})
 	fine := &Probe{info: info, stats: newStripes()}
 	fine.mode.Store(modeFine)
 
@@ -132,7 +144,7 @@ func calibrate() FineCost {
 	rc.enterFine()
 	rctx := context()
 	rctx.ess = rc.ess()
-	coarseNs, plainNs, recordNs := math.Inf(1), math.Inf(1), math.Inf(1)
+	coarseNs, plainNs, recordNs, tapNs := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	for round := 0; round < calibrationRounds && (round == 0 || nanotime()-start < int64(calibrationTime)); round++ {
 		coarseNs = num.Min(coarseNs, timeCalls(func() {
 			if c := Enter(coarse); c.On() {
@@ -141,7 +153,19 @@ func calibrate() FineCost {
 		}))
 		plainNs = num.Min(plainNs, timeCalls(func() { unsampledCall(fine) }))
 		recordNs = num.Min(recordNs, timeCalls(func() { rc.record(s, rctx, fine, rc.t0, false, false, 0, false) }))
+		tapNs = num.Min(tapNs, timeCalls(func() {
+			if c := Enter(tapped); c.On() {
+				c.Exit(nil)
+			}
+		}))
+		for {
+			if _, ok := tap.ring.pop(); !ok {
+				break
+			}
+		}
 	}
+	cost.CoarseNs = coarseNs
+	cost.TapNs = num.Max(tapNs-coarseNs, 0)
 	cost.CallNs = num.Max(plainNs-coarseNs, 0)
 	// A record is never free: the floor keeps the controller's division finite.
 	cost.RecordNs = num.Max(recordNs, 1)

@@ -1,15 +1,17 @@
-// Package monitor is the run-time half of tigris: the package every instrumented
-// binary links. Generated code calls it; users may call its public API.
+// Package monitor is the run-time half of tigris, linked into every
+// instrumented binary: the probe ABI that generated code calls, the registry
+// of probes and their mode rules, coarse statistics, fine records and
+// goroutine contexts. Users may call its public API.
 //
 // # What generated code calls
 //
-// The rewriter adds one file per instrumented package that declares an array of
-// Probe values and registers them at init, and a prologue at the top of every
-// matched function:
+// The probe ABI, with its contract, is abi.go. The rewriter adds one file per
+// instrumented package that declares an array of Probe values and registers
+// them at init (RegisterPackage, naming what the binary links beside the
+// monitor in Links), and a prologue on the first line of every matched
+// function:
 //
-//	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() {
-//		defer func() { __tg.Exit(err) }()
-//	}
+//	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() { defer __tg.ExitErr(&err) };
 //
 // Enter inlines to one load and one branch when the probe is off. When it is on,
 // the call is timed; at exit the coarse statistics are updated and, in fine mode and
@@ -30,7 +32,11 @@
 //
 // # Safety
 //
-// Nothing here may panic into, block, or allocate on the caller's path. Internal
+// Nothing here may panic into or allocate on the caller's path, nor block it,
+// with one exception the settings choose: under writer.on-full: block (the
+// default, so that no record is lost) a fine record that finds its P's ring
+// full makes the caller drain that ring, taking the writer's lock and waiting
+// for the disk; writer.on-full: drop never makes the caller wait. Internal
 // goroutines recover from their own panics and report errors to stderr, rate
 // limited. Double exits and unbalanced contexts are harmless.
 package monitor

@@ -2,17 +2,60 @@ package monitor
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
+
+// portableEnv, set to 1 in a test binary's environment, keeps the monitor on
+// its portable goroutine slots (TestMain never calibrates the g layout):
+// together with TIGRIS_CLOCK=nanotime, what every architecture but amd64 and
+// arm64 runs (TestPortableFallback).
+const portableEnv = "TIGRIS_TEST_PORTABLE"
 
 // TestMain calibrates the layout first, as the first registration does in a
 // program.
 func TestMain(m *testing.M) {
+	if os.Getenv(portableEnv) == "1" {
+		layoutOnce.Do(func() {}) // as calibrateG fails without getg
+	}
 	ensureLayout()
 	os.Exit(m.Run())
+}
+
+// TestPortableFallback runs this package's tests again in a child process
+// the way 386, riscv64 and other architectures without getg and without a
+// time-stamp counter run the monitor: portable goroutine slots and
+// runtime.nanotime as the probes' clock. Cross builds only compile those
+// paths (.ci/run vets them for arm64, 386 and riscv64); here they run.
+func TestPortableFallback(t *testing.T) {
+	if os.Getenv(portableEnv) == "1" {
+		if Layout() != "portable" || useTSC || writer.TickSource() != writer.ClockNanotime {
+			t.Fatalf("child: layout %s, clock %v; want portable slots and nanotime", Layout(), writer.TickSource())
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs the package's tests once more")
+	}
+	args := []string{"-test.count=1", "-test.timeout=5m"}
+	if testing.Verbose() {
+		args = append(args, "-test.v")
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), portableEnv+"=1", "TIGRIS_CLOCK=nanotime")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the tests with portable slots and the nanotime clock: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "PASS") {
+		t.Fatalf("the child printed no PASS:\n%s", out)
+	}
 }
 
 // TestLayout: on the architectures with getg the calibration must find the
@@ -20,6 +63,9 @@ func TestMain(m *testing.M) {
 func TestLayout(t *testing.T) {
 	if !haveGetg {
 		t.Skipf("no getg on %s: the portable slots are in use", runtime.GOARCH)
+	}
+	if os.Getenv(portableEnv) == "1" {
+		t.Skipf("%s=1: the portable slots are in use", portableEnv)
 	}
 	if !glayout.ok {
 		t.Fatalf("the goroutine layout was not found on %s/%s (%s): every fine call takes the portable path", runtime.GOOS, runtime.GOARCH, runtime.Version())

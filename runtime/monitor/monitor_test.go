@@ -109,6 +109,12 @@ func statsFor(t *testing.T, id uint32) Stats {
 	return Stats{}
 }
 
+// TestZeroAllocations: no probe path allocates, whichever mode, result,
+// sampling decision and writer: off, coarse, fine into the null writer, a
+// call that returns an error, a nested call inside a recorded trace, a call of
+// an unrecorded trace, a record through the async writer to a file (the
+// default writer, on-full block), and the parent's side of a go statement
+// outside a trace and inside an unrecorded one.
 func TestZeroAllocations(t *testing.T) {
 	ps := newProbes(t, "test.example/allocs", 3)
 	if _, err := AddRule(Rule{Pattern: "execution(* test.example/allocs.Fb(..))", Mode: "off"}); err != nil {
@@ -120,13 +126,57 @@ func TestZeroAllocations(t *testing.T) {
 	defer SetRules(nil)
 	prev := SetSink(&writer.Null{})
 	defer SetSink(prev)
-	for i, name := range []string{"coarse", "off", "fine"} {
-		p := &ps[i]
-		call(p, nil) // first fine call creates the goroutine's context
-		if n := testing.AllocsPerRun(1000, func() { call(p, nil) }); n != 0 {
-			t.Errorf("%s probe: got %v alloc(s) per call; want 0", name, n)
+	coarse, off, fine := &ps[0], &ps[1], &ps[2]
+	errBoom := errors.New("boom")
+	check := func(name string, f func()) {
+		t.Helper()
+		f() // a first fine call creates the goroutine's context
+		if n := testing.AllocsPerRun(1000, f); n != 0 {
+			t.Errorf("%s: got %v alloc(s) per call; want 0", name, n)
 		}
 	}
+	check("coarse probe", func() { call(coarse, nil) })
+	check("coarse probe, error result", func() { call(coarse, errBoom) })
+	check("off probe", func() { call(off, nil) })
+	check("fine probe", func() { call(fine, nil) })
+	check("fine probe, error result", func() { call(fine, errBoom) })
+	nested := func() {
+		c := Enter(fine)
+		call(fine, nil)
+		c.Exit(nil)
+	}
+	check("fine probe inside a recorded trace", nested)
+	check("go statement outside a trace (Fork)", func() {
+		if l := Fork(fine); l.On() {
+			t.Error("Fork outside a trace returned a link")
+		}
+	})
+
+	// The default writer: async, on-full block, into a file.
+	opt := writer.Options{Path: filepath.Join(t.TempDir(), "allocs.tgr"), OnFull: writer.Block, TickTimes: true}
+	w, err := writer.NewAsync(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	SetSink(w)
+	check("fine probe into the async writer", nested)
+	SetSink(&writer.Null{})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Written == 0 || st.Dropped != 0 {
+		t.Errorf("async writer: %+v", st)
+	}
+
+	setThreshold(t, 0) // every trace unrecorded
+	check("fine probe, trace not sampled", nested)
+	check("go statement inside an unrecorded trace (Fork)", func() {
+		c := Enter(fine)
+		if l := Fork(fine); !l.On() {
+			t.Error("Fork inside an unrecorded trace returned no link")
+		}
+		c.Exit(nil)
+	})
 }
 
 // TestConcurrentModeSwitch hammers one probe from many goroutines while another

@@ -23,8 +23,11 @@ var registry struct {
 	// analyzer, whose choices win over base rules.
 	base, manual []compiledRule
 	analyzer     map[uint32]uint32 // probe id → mode chosen by the last analysis
-	configured   bool
-	sinkChosen   bool // the writer was opened, or SetSink chose a sink
+	// floors are the modes queries need (query.go): they raise a probe's
+	// mode, never lower it.
+	floors     map[uint32]*floor
+	configured bool
+	sinkChosen bool // the writer was opened, or SetSink chose a sink
 	// What the binary links (Links): the exit hook is registered, the admin
 	// starter ran, a requested endpoint that is not linked was reported, the
 	// analysis loop runs.
@@ -179,8 +182,18 @@ func modeName(m uint32) settings.Mode {
 }
 
 // modeOf evaluates the layers for probe index i: default, base rules (last match
-// wins), the analyzer's choice, manual rules (last match wins).
+// wins), the analyzer's choice, manual rules (last match wins), and then the
+// queries' floor, which only raises it.
 func modeOf(i int) uint32 {
+	m := ruledModeOf(i)
+	if f := floorOf(registry.probes[i].id); f > m {
+		m = f
+	}
+	return m
+}
+
+// ruledModeOf is modeOf without the queries' floors.
+func ruledModeOf(i int) uint32 {
 	m := baseModeOf(i)
 	sig := &registry.sigs[i]
 	if am, ok := registry.analyzer[registry.probes[i].id]; ok {

@@ -3,7 +3,7 @@ package pointcut
 import (
 	"errors"
 	"fmt"
-	"runtime"
+	"github.com/tigrisgo/tigris/runtime/internal/costcheck"
 	"strings"
 	"testing"
 
@@ -25,10 +25,8 @@ func chain(n int, op string) []Named {
 // the one error, positioned in its expression.
 func TestChainFailsFast(t *testing.T) {
 	for _, op := range []string{"||", "&&"} {
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		_, err := NewEnv(chain(40, op))
-		runtime.ReadMemStats(&m1)
+		var err error
+		cost := costcheck.Of(func() { _, err = NewEnv(chain(40, op)) })
 		require.Error(t, err)
 		// Sizes 1, 4, 10, 22, …: a12 is the first above 10000 terms.
 		var de *DefinitionError
@@ -41,7 +39,7 @@ func TestChainFailsFast(t *testing.T) {
 		assert.Equal(t, 8, perr.Position().Column, "at the second use of a11: %v", err)
 		assert.Contains(t, err.Error(), `pointcut "a12": 1:8: expands to more than 10000 terms`)
 		assert.NotContains(t, err.Error(), "a13", "names that only fail through a12 are not reported")
-		assert.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(16<<20), "bytes allocated (about 80 kB a definition)")
+		assert.Less(t, cost.Bytes, uint64(16<<20), "bytes allocated (about 80 kB a definition)")
 	}
 }
 
@@ -82,33 +80,34 @@ func FuzzEnv(f *testing.F) {
 	}
 	f.Add(text.String())
 	sigs := []*Signature{clientDo, storeFind, storeLen, mapFn, logf, group, yamlMarshal, {}}
+	Parse(seeds[0]) // the parser is built on first use
 	f.Fuzz(func(t *testing.T, src string) {
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		var named []Named
-		lines := strings.Split(src, "\n")
-		for _, l := range lines {
-			name, expr, _ := strings.Cut(l, ":")
-			named = append(named, Named{Name: strings.TrimSpace(name), Expr: expr})
-		}
-		env, err := NewEnv(named)
-		if err != nil {
-			return
-		}
-		for _, name := range env.Names() {
-			p, _, _ := env.Lookup(name)
-			if p.Terms() > MaxTerms {
-				t.Fatalf("%s has %d terms; want at most %d", name, p.Terms(), MaxTerms)
-			}
-			for _, s := range sigs {
-				p.MatchExecution(s)
-				p.MatchCall(s, sigs[0])
-			}
-			p.MayMatchPackage("example.com/x")
-		}
-		runtime.ReadMemStats(&m1)
-		if got, limit := m1.TotalAlloc-m0.TotalAlloc, uint64(1<<20+128<<10*len(lines)+4096*len(src)); got > limit {
-			t.Errorf("%d input bytes allocated %d bytes; want at most %d", len(src), got, limit)
-		}
+		envBound.Check(t, len(src), func() { checkEnv(t, src, sigs) })
 	})
+}
+
+// envBound is what FuzzEnv's input may cost: every line is a definition,
+// which costs a parse (about 80 kB, even for an empty expression), and a
+// line takes at least one byte.
+var envBound = costcheck.Bound{
+	Fixed:   costcheck.Cost{Bytes: 1 << 20, Allocs: 1 << 12},
+	PerByte: costcheck.Cost{Bytes: 132 << 10, Allocs: 1 << 10},
+}
+
+func checkEnv(t *testing.T, src string, sigs []*Signature) {
+	env, err := NewEnv(readNamed(src))
+	if err != nil {
+		return
+	}
+	for _, name := range env.Names() {
+		p, _, _ := env.Lookup(name)
+		if p.Terms() > MaxTerms {
+			t.Fatalf("%s has %d terms; want at most %d", name, p.Terms(), MaxTerms)
+		}
+		for _, s := range sigs {
+			p.MatchExecution(s)
+			p.MatchCall(s, sigs[0])
+		}
+		p.MayMatchPackage("example.com/x")
+	}
 }

@@ -114,34 +114,40 @@ var seeds = []string{
 }
 
 // FuzzParse checks that Parse never panics, that the canonical text of whatever it
-// accepts parses back to the same text, and that matching never panics.
+// accepts parses back to the same text, that matching never panics, and that
+// the whole costs at most parseBound (linear in the expression).
 func FuzzParse(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
+	Parse(seeds[0]) // the parser is built on first use
 	sigs := []*Signature{clientDo, storeFind, storeLen, mapFn, logf, group, yamlMarshal, {}}
 	f.Fuzz(func(t *testing.T, expr string) {
-		p, err := Parse(expr)
-		if err != nil {
-			var perr participle.Error
-			if !errors.As(err, &perr) {
-				t.Fatalf("Parse(%q): %v is a %T, not a participle.Error", expr, err, err)
-			}
-			return
-		}
-		text := p.String()
-		q, err := Parse(text)
-		if err != nil {
-			t.Fatalf("Parse(%q) = %s, which does not parse: %v", expr, text, err)
-		}
-		if q.String() != text {
-			t.Fatalf("Parse(%q) = %s, which parses as %s", expr, text, q)
-		}
-		for _, s := range sigs {
-			if p.MatchExecution(s) != q.MatchExecution(s) || p.MatchCall(s, sigs[0]) != q.MatchCall(s, sigs[0]) {
-				t.Fatalf("%q and its canonical text %s match %v differently", expr, text, s)
-			}
-			p.MayMatchPackage(s.Package)
-		}
+		parseBound.Check(t, len(expr), func() { checkParse(t, expr, sigs) })
 	})
+}
+
+func checkParse(t *testing.T, expr string, sigs []*Signature) {
+	p, err := Parse(expr)
+	if err != nil {
+		var perr participle.Error
+		if !errors.As(err, &perr) {
+			t.Fatalf("Parse(%q): %v is a %T, not a participle.Error", expr, err, err)
+		}
+		return
+	}
+	text := p.String()
+	q, err := Parse(text)
+	if err != nil {
+		t.Fatalf("Parse(%q) = %s, which does not parse: %v", expr, text, err)
+	}
+	if q.String() != text {
+		t.Fatalf("Parse(%q) = %s, which parses as %s", expr, text, q)
+	}
+	for _, s := range sigs {
+		if p.MatchExecution(s) != q.MatchExecution(s) || p.MatchCall(s, sigs[0]) != q.MatchCall(s, sigs[0]) {
+			t.Fatalf("%q and its canonical text %s match %v differently", expr, text, s)
+		}
+		p.MayMatchPackage(s.Package)
+	}
 }

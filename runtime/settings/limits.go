@@ -37,6 +37,11 @@ const (
 	// (tigris.yaml, TIGRIS_RULES) and, separately, the manual rules of the
 	// admin API. Every rule is matched against every probe when rules change.
 	MaxRules = 256
+	// MaxQueries is the most queries a program may run at once: each is a
+	// goroutine that wakes ten times a second, with its own tap queues.
+	MaxQueries = 64
+	// MaxQueryProbes bounds queries.max-probes.
+	MaxQueryProbes = 1 << 20
 )
 
 // A Limit is one range rule of Validate: a setting, what it accepts and why.
@@ -97,6 +102,21 @@ var Limits = []Limit{
 		Why:      "the writer goroutine wakes up that often",
 		check:    func(r *Runtime) string { return checkMin(r.Writer.Flush, MinFlush, "1s") },
 		bad:      func(r *Runtime) { r.Writer.Flush = Duration(time.Microsecond) }},
+	{Field: "queries.max", Key: "queries.max",
+		Accepted: fmt.Sprintf("1 to %d (0: the default, %d)", MaxQueries, DefaultQueries.Max),
+		Why:      "each running query is a goroutine that wakes ten times a second, with its own queues",
+		check:    func(r *Runtime) string { return checkCount(r.Queries.Max, MaxQueries) },
+		bad:      func(r *Runtime) { r.Queries.Max = MaxQueries + 1 }},
+	{Field: "queries.maxProbes", Key: "queries.max-probes",
+		Accepted: fmt.Sprintf("1 to %d (0: the default, %d)", MaxQueryProbes, DefaultQueries.MaxProbes),
+		Why:      "a query switches on every probe it reads",
+		check:    func(r *Runtime) string { return checkCount(r.Queries.MaxProbes, MaxQueryProbes) },
+		bad:      func(r *Runtime) { r.Queries.MaxProbes = -1 }},
+	{Field: "queries.budget", Key: "queries.budget",
+		Accepted: "0.0000001% (1e-9) to 100% of one core (0: the default, 5%); not -0, NaN or infinite",
+		Why:      "a query's estimated CPU cost is refused above it",
+		check:    func(r *Runtime) string { return checkRate(r.Queries.Budget, false) },
+		bad:      func(r *Runtime) { r.Queries.Budget = math.Inf(1) }},
 }
 
 // checkLimit applies the Limit of field to r.
@@ -166,6 +186,13 @@ func checkRate(v float64, below1 bool) string {
 		return fmt.Sprintf("%s is out of range (%s)", FormatPercent(v), want)
 	case v > 0 && v < MinRate:
 		return fmt.Sprintf("%g is below the smallest positive share, %s (%g), which the sampler can tell from 0 (write 0 for none)", v, FormatPercent(MinRate), MinRate)
+	}
+	return ""
+}
+
+func checkCount(n, most int) string {
+	if n < 0 || n > most {
+		return fmt.Sprintf("%d is out of range (want 1 to %d, or 0 for the default)", n, most)
 	}
 	return ""
 }

@@ -186,6 +186,15 @@ func ParseQueue(s string) (int, error) {
 	return int(n), nil
 }
 
+// ParseCount parses a whole number (a limit such as queries.max).
+func ParseCount(s string) (int, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 0)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", s)
+	}
+	return int(n), nil
+}
+
 // ParseRotate parses a rotation size: a size (ParseSize), or off, never, none
 // or 0 for no rotation.
 func ParseRotate(s string) (int64, error) {

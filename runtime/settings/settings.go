@@ -1,45 +1,3 @@
-// Package settings holds the run-time part of the tigris configuration: what an
-// instrumented program needs to know when it starts. It imports only std so the
-// monitor that user binaries carry can use it.
-//
-// # Life of a Runtime
-//
-// The build-time loader (package config) reads tigris.yaml, validates it and fills a
-// Runtime value; the rewriter embeds [Runtime.Encode]'s string in the instrumented
-// main package; at start the monitor calls [Decode] and then [ApplyEnv] for the
-// TIGRIS_* environment overrides (listed in [EnvVars]):
-//
-//	r, err := settings.Decode(embedded)
-//	if err == nil {
-//		err = settings.ApplyEnv(&r, os.Getenv)
-//	}
-//
-// Both leave a Runtime that passed [Runtime.Validate]. Neither checks the syntax of
-// pointcut patterns or of the TigrisDSL criteria (this package cannot import those
-// parsers); config does that at build time, the monitor must do it for values that
-// came from the environment.
-//
-// # One set of rules
-//
-// Validate is the one place values and ranges are checked, whatever the front
-// end: config runs it on tigris.yaml (and reports at file:line:col), ApplyEnv on
-// the TIGRIS_* overrides (naming the variable), and the admin API and the
-// monitor's setters run the same rules on one value ([CheckSampling],
-// [CheckRule], [CheckManualRules]). The range rules are the table [Limits]
-// (the minimum analysis interval, what a sampling rate may be, the longest
-// queue, ...), which docs/config.md prints.
-//
-// # Value syntax
-//
-// The parse helpers ([ParsePercent], [ParseSize], [ParseDuration], [ParseBool],
-// [ParseMode], [ParseWriterMode], [ParseOnFull], [ParseRules]) are shared by the
-// config file and the environment, so a value is written the same way in both
-// places. Their errors quote the value and say what is allowed, without naming the
-// setting: the caller adds the file position or the variable name.
-//
-// Values of this package are plain data: safe to copy (Rules and Metrics are shared by
-// a shallow copy; use [Runtime.Clone] before changing them) and not safe for
-// concurrent mutation.
 package settings
 
 import "time"
@@ -73,6 +31,36 @@ type Runtime struct {
 	Analysis  Analysis `json:"analysis"`
 	Writer    Writer   `json:"writer"`
 	Admin     Admin    `json:"admin"`
+	Queries   Queries  `json:"queries,omitempty"`
+}
+
+// Queries bounds the monitoring queries the admin endpoint runs (package
+// query/live). A zero field takes its default (DefaultQueries).
+type Queries struct {
+	// Max is how many queries and triggers may run at once.
+	Max int `json:"max,omitempty"`
+	// MaxProbes is the most probes one query may acquire.
+	MaxProbes int `json:"maxProbes,omitempty"`
+	// Budget is the most CPU one query's estimated cost may take, as a
+	// share of one core.
+	Budget float64 `json:"budget,omitempty"`
+}
+
+// DefaultQueries are the values of Queries' zero fields.
+var DefaultQueries = Queries{Max: 8, MaxProbes: 1000, Budget: 0.05}
+
+// WithDefaults returns q with its zero fields set to DefaultQueries'.
+func (q Queries) WithDefaults() Queries {
+	if q.Max == 0 {
+		q.Max = DefaultQueries.Max
+	}
+	if q.MaxProbes == 0 {
+		q.MaxProbes = DefaultQueries.MaxProbes
+	}
+	if q.Budget == 0 {
+		q.Budget = DefaultQueries.Budget
+	}
+	return q
 }
 
 // NamedPointcut is one entry of tigris.yaml's pointcuts section.

@@ -109,6 +109,9 @@ func (r *Runtime) Validate() error {
 	}
 	checkLimit(r, "writer.rotate", add)
 	checkLimit(r, "writer.flush", add)
+	checkLimit(r, "queries.max", add)
+	checkLimit(r, "queries.maxProbes", add)
+	checkLimit(r, "queries.budget", add)
 
 	if msg := checkListen(r.Admin.Listen); msg != "" {
 		add("admin.listen", "%s", msg)

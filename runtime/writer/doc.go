@@ -1,7 +1,8 @@
 // Package writer encodes fine-mode call records into trace files, reads them back and
 // rebuilds call trees. It is linked into every monitored program, so it imports only
-// the standard library, never panics on bad input or a failing disk, and never makes
-// a producer wait unless told to.
+// the standard library, never panics on bad input or a failing disk, and makes a
+// producer wait only under [Block], the default, when its queue is full ([Drop]
+// never does).
 //
 // The byte-level format is specified in docs/trace-format.md.
 //

@@ -3,8 +3,9 @@ package writer
 import (
 	"bytes"
 	"io"
-	"runtime"
 	"testing"
+
+	"github.com/tigrisgo/tigris/runtime/internal/costcheck"
 )
 
 func addSeeds(f *testing.F) []byte {
@@ -56,18 +57,23 @@ func FuzzPayload(f *testing.F) {
 // byte, and its allocation a constant (a buffer for the largest chunk, the
 // recovery index) plus a bounded amount per byte.
 func checkReads(t *testing.T, data []byte) {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
 	r := NewReader(bytes.NewReader(data))
-	defer func() {
-		runtime.ReadMemStats(&m1)
-		if limit := maxWorkPerByte*int64(len(data)) + 1024; r.work > limit {
-			t.Errorf("work of %d bytes for %d input bytes; want at most %d", r.work, len(data), limit)
-		}
-		if got, limit := m1.TotalAlloc-m0.TotalAlloc, uint64(16<<20+256*len(data)); got > limit {
-			t.Errorf("%d bytes allocated for %d input bytes; want at most %d", got, len(data), limit)
-		}
-	}()
+	readBound.Check(t, len(data), func() { readAllChecked(t, r, data) })
+	if limit := maxWorkPerByte*int64(len(data)) + 1024; r.work > limit {
+		t.Errorf("work of %d bytes for %d input bytes; want at most %d", r.work, len(data), limit)
+	}
+}
+
+// readBound is what reading an input may allocate: a buffer for the largest
+// chunk and the recovery index, and a bounded amount per byte (records, call
+// trees).
+var readBound = costcheck.Bound{
+	Fixed:   costcheck.Cost{Bytes: 16 << 20, Allocs: 1 << 10},
+	PerByte: costcheck.Cost{Bytes: 256, Allocs: 4},
+}
+
+// readAllChecked reads data to its end through r and checks progress.
+func readAllChecked(t *testing.T, r *Reader, data []byte) {
 	var b TraceBuilder
 	limit := len(data) + 2
 	for n := 0; ; n++ {

@@ -104,7 +104,8 @@ func TestTailNotATrace(t *testing.T) {
 }
 
 // FuzzTail: any file, trace or not, is cut without panicking; what Tail
-// writes is at most the file and reads without errors.
+// writes is at most the file and reads without errors; cutting costs at most
+// readBound.
 func FuzzTail(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -113,7 +114,9 @@ func FuzzTail(f *testing.F) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		info, err := Tail(&out, path, int64(len(data)/3))
+		var info TailInfo
+		var err error
+		readBound.Check(t, len(data), func() { info, err = Tail(&out, path, int64(len(data)/3)) })
 		if err != nil {
 			return
 		}

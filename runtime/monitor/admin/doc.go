@@ -1,6 +1,6 @@
-// Package admin is the admin HTTP endpoint of an instrumented program: a JSON API
-// under /tigris/v1/ to see and switch monitoring while the program runs, and the
-// coarse statistics in the Prometheus text format on /metrics. `tigris ctl` is its
+// Package admin is the admin HTTP endpoint of programs built with admin.link: a
+// JSON API under /tigris/v1/ to see and switch monitoring while the program
+// runs, and the coarse statistics in the Prometheus text format on /metrics. `tigris ctl` is its
 // command-line client; docs/admin-api.md is the reference of every endpoint.
 //
 // # How it starts

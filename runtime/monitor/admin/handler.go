@@ -61,6 +61,7 @@ type api struct {
 	mu      sync.Mutex
 	slots   chan struct{}
 	readers chan struct{} // requests receiving a body, at most maxBodyReads
+	streams chan struct{} // streaming replies, at most maxStreams
 	mux     *http.ServeMux
 }
 
@@ -77,7 +78,7 @@ type methods map[string]handlerFunc
 // with its own server may mount it there instead (its paths are absolute). It is
 // safe for concurrent use and never panics into the server.
 func NewHandler(opts Options) http.Handler {
-	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), mux: http.NewServeMux()}
+	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), streams: make(chan struct{}, maxStreams), mux: http.NewServeMux()}
 	if opts.Token != "" {
 		a.tokenSum, a.hasToken = sha256.Sum256([]byte(opts.Token)), true
 	}
@@ -93,6 +94,7 @@ func NewHandler(opts Options) http.Handler {
 	a.handle("writer", methods{"GET": a.writer})
 	a.handle("writer/recent", methods{"GET": a.recent}) // recent.go
 	a.handle("auth", methods{"POST": a.auth})           // recent.go
+	a.routeQueries()                                    // queries.go
 	a.handleFree("health", methods{"GET": a.health})
 	a.handle("metrics", methods{"GET": a.metrics})
 	a.mux.Handle("/metrics", a.wrap(methods{"GET": a.metrics}, true))
@@ -149,18 +151,8 @@ func (a *api) wrap(m methods, slot bool) http.Handler {
 			writeError(w, errorf(http.StatusMethodNotAllowed, "%s %s is not allowed (want %s)", r.Method, r.URL.Path, strings.Join(allow, " or ")))
 			return
 		}
-		if method != http.MethodGet {
-			if err := a.authorize(r); err != nil {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="tigris"`)
-				writeError(w, err)
-				return
-			}
-			body, err := a.readBody(w, r)
-			if err != nil {
-				writeError(w, err)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+		if method != http.MethodGet && !a.admitChange(w, r) {
+			return
 		}
 		reply := &replyBuffer{header: w.Header()}
 		if slot && !a.acquire(r) {
@@ -174,6 +166,23 @@ func (a *api) wrap(m methods, slot bool) http.Handler {
 		}()
 		reply.send(w)
 	})
+}
+
+// admitChange checks a change's token and reads its body (within its limits)
+// so the handler finds it in r.Body; false when it wrote the refusal.
+func (a *api) admitChange(w http.ResponseWriter, r *http.Request) bool {
+	if err := a.authorize(r); err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="tigris"`)
+		writeError(w, err)
+		return false
+	}
+	body, err := a.readBody(w, r)
+	if err != nil {
+		writeError(w, err)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return true
 }
 
 // acquire takes an in-flight slot; false when the client left while waiting.

@@ -24,6 +24,8 @@ type ErrorBody struct {
 	// expression (1-based), when the error has a position.
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// Plan is a refused query's plan, which says why (422).
+	Plan string `json:"plan,omitempty"`
 }
 
 // ProbeList answers GET probes.

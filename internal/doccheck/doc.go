@@ -1,0 +1,8 @@
+// Package doccheck holds the tests that keep the repository's documents in
+// step with its code: ARCHITECTURE.md's code map against each folder's doc.go
+// (and its invariant that nothing registers itself from init), and
+// docs/limits.md against the limits the code enforces and the errors it gives.
+//
+// It has no code of its own; its tests read the repository from two folders
+// up.
+package doccheck

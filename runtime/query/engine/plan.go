@@ -1,0 +1,534 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tigrisgo/tigris/runtime/query"
+)
+
+// Limits bound what one plan may acquire.
+type Limits struct {
+	// MaxProbes is the most probes a query may switch on or tap (a trigger's
+	// FINE actions count too); 0 means no limit.
+	MaxProbes int
+	// Budget is the most CPU a query's estimated cost may take, as a share of
+	// one core (0.05 is 5 %); 0 means no limit. A plan whose cost cannot be
+	// estimated (probes never on) passes.
+	Budget float64
+}
+
+// Plan is how a query will be answered: which probes and samplers it
+// acquires (its leaves), at which mode, with which predicates pushed down to
+// the probes, and what that is estimated to cost.
+type Plan struct {
+	Query  *query.Query
+	Leaves []*Leaf
+	// Actions are the probes each FINE action of a trigger would switch, in
+	// the order of Query.Actions (nil for other actions).
+	Actions [][]*Probe
+	// CostNs is the estimated CPU cost in ns per second, and Unknown the
+	// probes whose rate is unknown (never on: their cost is not in CostNs).
+	CostNs  float64
+	Unknown int
+	// Costs are the per-call costs the estimate used.
+	Costs Costs
+	// Refused says why the plan is over the limits; "" when it is within.
+	Refused string
+	// Notes explain choices, e.g. what could not be pushed down.
+	Notes []string
+}
+
+// Leaf is one source that takes data from the program: a calls source (its
+// probes) or a sampled runtime stream (its sampler).
+type Leaf struct {
+	// Path names the source: its alias, inside a derived stream
+	// "stream/alias".
+	Path   string
+	Stream *query.StreamDef
+	Every  time.Duration
+	Probes []*ProbeNeed
+	// pipe and src are where its tuples go.
+	pipe *pipeline
+	src  int
+}
+
+// ProbeNeed is one probe a calls leaf acquires.
+type ProbeNeed struct {
+	Probe *Probe
+	// Fine asks for fine mode (the query reads trace or depth).
+	Fine bool
+	// MinNs and MaxNs bound the durations delivered (inclusive; MaxNs 0: no
+	// bound); Require and Forbid are error/panic facts a delivered call must
+	// and must not have. These are decided at the probe's exit.
+	MinNs, MaxNs    int64
+	Require, Forbid CallFlags
+	// Pushed are the conditions these come from, as the query wrote them.
+	Pushed []string
+	// Pass is the estimated share of calls that pass the pushed-down
+	// conditions, -1 when unknown.
+	Pass float64
+}
+
+// New plans q against cat. Plans over the limits are returned with Refused
+// set, so the caller can show them; errors are for queries that cannot run
+// at all here.
+func New(q *query.Query, cat Catalog, lim Limits) (*Plan, error) {
+	if q.Kind == query.KindStream {
+		return nil, fmt.Errorf("CREATE STREAM %s defines a stream; it runs when a query reads it", q.Name)
+	}
+	p := &Plan{Query: q}
+	probes := cat.Probes()
+	root, err := p.build(q, "", probes, nil)
+	if err != nil {
+		return nil, err
+	}
+	_ = root
+	for _, a := range q.Actions {
+		var hit []*Probe
+		if a.Pointcut != nil {
+			for _, pr := range probes {
+				if pr.Sig != nil && a.Pointcut.MatchExecution(pr.Sig) {
+					hit = append(hit, pr)
+				}
+			}
+			if len(hit) == 0 {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s matches no probe of the program", a.Text))
+			}
+		}
+		p.Actions = append(p.Actions, hit)
+	}
+	p.estimate(cat.Costs())
+	p.check(lim)
+	return p, nil
+}
+
+// build makes the pipeline of q (a derived stream's when path is set) and
+// its leaves.
+func (p *Plan) build(q *query.Query, path string, probes []*Probe, parent *pipeline) (*pipeline, error) {
+	pipe := newPipeline(q)
+	for si, b := range q.Sources {
+		name := b.Alias
+		if path != "" {
+			name = path + "/" + b.Alias
+		}
+		switch {
+		case b.Derived != nil:
+			child, err := p.build(b.Derived, name, probes, pipe)
+			if err != nil {
+				return nil, err
+			}
+			child.parent, child.parentSrc = pipe, si
+			pipe.children = append(pipe.children, child)
+		case b.Stream.Sampled:
+			p.Leaves = append(p.Leaves, &Leaf{Path: name, Stream: b.Stream, Every: b.Every, pipe: pipe, src: si})
+		default:
+			leaf := &Leaf{Path: name, Stream: b.Stream, pipe: pipe, src: si}
+			leaf.Probes = acquire(q, si, probes)
+			if len(leaf.Probes) == 0 {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s: no probe can produce a tuple that passes WHERE", name))
+			}
+			p.Leaves = append(p.Leaves, leaf)
+		}
+	}
+	return pipe, nil
+}
+
+// acquire decides, probe by probe, whether source si of q needs it and
+// what can be decided at its exit. The WHERE condition is evaluated with the
+// probe's static columns known: false leaves the probe alone; what remains
+// of each conjunct is pushed down when it is a duration bound or an
+// error/panic fact of this source.
+func acquire(q *query.Query, si int, probes []*Probe) []*ProbeNeed {
+	fine := readsFine(q, si)
+	var conj []*query.Node
+	if q.Where != nil {
+		conj = conjuncts(q.Where)
+	}
+	var out []*ProbeNeed
+next:
+	for _, pr := range probes {
+		need := &ProbeNeed{Probe: pr, Fine: fine, Pass: -1}
+		for _, c := range conj {
+			r := simplify(c, si, pr)
+			if r.Kind == query.NLit {
+				if !r.Val.Truth() {
+					continue next
+				}
+				continue
+			}
+			if push(r, si, need) {
+				need.Pushed = append(need.Pushed, r.Text)
+			}
+		}
+		if need.MaxNs < 0 || need.MaxNs > 0 && need.MinNs > need.MaxNs || need.Require&need.Forbid != 0 {
+			continue // no call can pass
+		}
+		out = append(out, need)
+	}
+	return out
+}
+
+// readsFine says whether q reads source si's trace or depth.
+func readsFine(q *query.Query, si int) bool {
+	var nodes []*query.Node
+	nodes = append(nodes, q.Where, q.Having)
+	nodes = append(nodes, q.GroupBy...)
+	for _, it := range q.Items {
+		nodes = append(nodes, it.Expr)
+	}
+	for _, a := range q.Aggs {
+		nodes = append(nodes, a.Arg)
+	}
+	found := false
+	for _, n := range nodes {
+		walk(n, func(n *query.Node) {
+			if n.Kind == query.NCol && n.Src == si && q.Sources[si].Stream == query.Calls && (n.Col == query.CallTrace || n.Col == query.CallDepth) {
+				found = true
+			}
+		})
+	}
+	return found
+}
+
+func walk(n *query.Node, f func(*query.Node)) {
+	if n == nil {
+		return
+	}
+	f(n)
+	for _, k := range n.Kids {
+		walk(k, f)
+	}
+}
+
+// conjuncts flattens the top-level ANDs of n.
+func conjuncts(n *query.Node) []*query.Node {
+	if n.Kind != query.NAnd {
+		return []*query.Node{n}
+	}
+	var out []*query.Node
+	for _, k := range n.Kids {
+		out = append(out, conjuncts(k)...)
+	}
+	return out
+}
+
+var (
+	litTrue  = &query.Node{Kind: query.NLit, Type: query.Bool, Val: query.BoolValue(true), Text: "TRUE"}
+	litFalse = &query.Node{Kind: query.NLit, Type: query.Bool, Val: query.BoolValue(false), Text: "FALSE"}
+)
+
+// simplify folds what the probe's static columns decide in n: a node whose
+// value is known becomes a literal. Columns of other sources, and dynamic
+// columns, stay.
+func simplify(n *query.Node, si int, pr *Probe) *query.Node {
+	switch n.Kind {
+	case query.NLit:
+		return n
+	case query.NCol:
+		if n.Src == si && isStatic(n.Col) {
+			t := &Tuple{Call: Call{Probe: pr}}
+			v := t.col(n.Col)
+			return &query.Node{Kind: query.NLit, Type: v.T, Val: v, Text: v.String()}
+		}
+		return n
+	case query.NAnd, query.NOr:
+		var kids []*query.Node
+		for _, k := range n.Kids {
+			r := simplify(k, si, pr)
+			if r.Kind == query.NLit {
+				t := r.Val.Truth()
+				if n.Kind == query.NAnd && !t {
+					return litFalse
+				}
+				if n.Kind == query.NOr && t {
+					return litTrue
+				}
+				continue
+			}
+			kids = append(kids, r)
+		}
+		switch len(kids) {
+		case 0:
+			if n.Kind == query.NAnd {
+				return litTrue
+			}
+			return litFalse
+		case 1:
+			return kids[0]
+		}
+		m := *n
+		m.Kids = kids
+		m.Text = joinTexts(kids, n.Kind)
+		return &m
+	case query.NMatches:
+		if n.Kids[0].Src == si {
+			if pr.Sig == nil {
+				return litFalse
+			}
+			return boolLit(n.Pointcut.MatchExecution(pr.Sig))
+		}
+		return n
+	}
+	// Other operators: known when every operand is.
+	kids := make([]*query.Node, len(n.Kids))
+	known := true
+	for i, k := range n.Kids {
+		kids[i] = simplify(k, si, pr)
+		if kids[i].Kind != query.NLit {
+			known = false
+		}
+	}
+	if !known {
+		return n
+	}
+	m := *n
+	m.Kids = kids
+	v := eval(&m, &env{})
+	return &query.Node{Kind: query.NLit, Type: v.T, Val: v, Text: v.String()}
+}
+
+func boolLit(b bool) *query.Node {
+	if b {
+		return litTrue
+	}
+	return litFalse
+}
+
+func joinTexts(kids []*query.Node, k query.NodeKind) string {
+	op := " AND "
+	if k == query.NOr {
+		op = " OR "
+	}
+	var parts []string
+	for _, c := range kids {
+		t := c.Text
+		if c.Kind == query.NOr && k == query.NAnd {
+			t = "(" + t + ")"
+		}
+		parts = append(parts, t)
+	}
+	return strings.Join(parts, op)
+}
+
+// isStatic says whether calls column c is known before a call.
+func isStatic(c int) bool { return query.Calls.Columns[c].Static }
+
+// push folds n into need when the probe's exit can decide it: a comparison
+// of this source's duration with a constant, or its error or panicked fact
+// (possibly negated), or an AND of those. It reports whether it did.
+func push(n *query.Node, si int, need *ProbeNeed) bool {
+	isCol := func(k *query.Node, col int) bool { return k.Kind == query.NCol && k.Src == si && k.Col == col }
+	switch n.Kind {
+	case query.NAnd:
+		// All or nothing: a partial push would still be right (the query
+		// applies the whole condition), but the plan would say less.
+		saved := *need
+		for _, k := range n.Kids {
+			if !push(k, si, need) {
+				*need = saved
+				return false
+			}
+		}
+		return true
+	case query.NCol:
+		switch {
+		case isCol(n, query.CallError):
+			need.Require |= CallError
+			return true
+		case isCol(n, query.CallPanicked):
+			need.Require |= CallPanic
+			return true
+		}
+	case query.NNot:
+		k := n.Kids[0]
+		switch {
+		case isCol(k, query.CallError):
+			need.Forbid |= CallError
+			return true
+		case isCol(k, query.CallPanicked):
+			need.Forbid |= CallPanic
+			return true
+		}
+	case query.NCmp:
+		a, b, op := n.Kids[0], n.Kids[1], n.Op
+		if b.Kind != query.NLit {
+			a, b, op = b, a, flip(op)
+		}
+		if b.Kind != query.NLit {
+			return false
+		}
+		switch {
+		case isCol(a, query.CallDuration) && b.Type == query.Duration:
+			return bound(need, op, b.Val.I)
+		case (isCol(a, query.CallError) || isCol(a, query.CallPanicked)) && b.Type == query.Bool && (op == "=" || op == "!="):
+			flag := CallError
+			if a.Col == query.CallPanicked {
+				flag = CallPanic
+			}
+			if b.Val.Truth() == (op == "=") {
+				need.Require |= flag
+			} else {
+				need.Forbid |= flag
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func flip(op string) string {
+	switch op {
+	case "<":
+		return ">"
+	case ">":
+		return "<"
+	case "<=":
+		return ">="
+	case ">=":
+		return "<="
+	}
+	return op
+}
+
+// bound narrows need's duration range by "duration op d" (inclusive bounds;
+// a strict bound is the next nanosecond).
+func bound(need *ProbeNeed, op string, d int64) bool {
+	lo, hi := int64(0), int64(0)
+	switch op {
+	case ">":
+		lo = d + 1
+	case ">=":
+		lo = d
+	case "<":
+		hi = d - 1
+	case "<=":
+		hi = d
+	case "=":
+		lo, hi = d, d
+	default:
+		return false
+	}
+	if lo > need.MinNs {
+		need.MinNs = lo
+	}
+	if hi != 0 && (need.MaxNs == 0 || hi < need.MaxNs) {
+		need.MaxNs = hi
+		if hi <= 0 {
+			need.MaxNs = -1 // nothing passes; -1 keeps "no bound" (0) apart
+		}
+	}
+	return true
+}
+
+// estimate sets CostNs and each need's Pass from the probes' statistics.
+func (p *Plan) estimate(c Costs) {
+	p.Costs = c
+	seen := map[uint32]bool{}
+	for _, l := range p.Leaves {
+		if l.Every > 0 {
+			p.CostNs += c.SampleNs * float64(time.Second) / float64(l.Every)
+			continue
+		}
+		for _, n := range l.Probes {
+			pr := n.Probe
+			if pr.Rate < 0 {
+				p.Unknown++
+				continue
+			}
+			n.Pass = passShare(n, pr)
+			per := 0.0
+			if !seen[pr.ID] {
+				if pr.Mode == "off" {
+					per += c.CoarseNs
+				}
+				if n.Fine && pr.Mode != "fine" {
+					per += c.FineNs
+				}
+				seen[pr.ID] = true
+			}
+			per += n.Pass * c.TupleNs
+			p.CostNs += pr.Rate * per
+		}
+	}
+	for _, hit := range p.Actions {
+		for _, pr := range hit {
+			if pr.Rate > 0 && pr.Mode != "fine" {
+				p.CostNs += pr.Rate * c.FineNs // while the action holds
+			}
+		}
+	}
+}
+
+// passShare estimates the share of calls in need's duration range from the
+// probe's mean and deviation (a normal approximation) and its facts.
+func passShare(n *ProbeNeed, pr *Probe) float64 {
+	share := 1.0
+	if n.MinNs > 0 || n.MaxNs != 0 {
+		cdf := func(x float64) float64 {
+			if pr.SDNs <= 0 {
+				if x < pr.MeanNs {
+					return 0
+				}
+				return 1
+			}
+			return 0.5 * math.Erfc(-(x-pr.MeanNs)/(pr.SDNs*math.Sqrt2))
+		}
+		hi := 1.0
+		if n.MaxNs != 0 {
+			hi = cdf(float64(n.MaxNs))
+		}
+		share = hi - cdf(float64(n.MinNs))
+		if share < 0 {
+			share = 0
+		}
+	}
+	if n.Require != 0 {
+		share *= 0.1 // errors and panics are rare; no statistic says how rare per probe here
+	}
+	return share
+}
+
+// check sets Refused when the plan is over lim.
+func (p *Plan) check(lim Limits) {
+	ids := map[uint32]bool{}
+	for _, l := range p.Leaves {
+		for _, n := range l.Probes {
+			ids[n.Probe.ID] = true
+		}
+	}
+	for _, hit := range p.Actions {
+		for _, pr := range hit {
+			ids[pr.ID] = true
+		}
+	}
+	switch {
+	case lim.MaxProbes > 0 && len(ids) > lim.MaxProbes:
+		p.Refused = fmt.Sprintf("the query would acquire %d probes; the most is %d (queries.max-probes): narrow WHERE with function, package or MATCHES", len(ids), lim.MaxProbes)
+	case lim.Budget > 0 && p.CostNs > lim.Budget*float64(time.Second):
+		p.Refused = fmt.Sprintf("the query's estimated cost, %s of one core, is over the budget of %s (queries.budget): push down a duration bound or watch fewer functions", percent(p.CostNs/float64(time.Second)), percent(lim.Budget))
+	}
+}
+
+// Probes lists the distinct probes the plan acquires, by id.
+func (p *Plan) Probes() []*Probe {
+	m := map[uint32]*Probe{}
+	for _, l := range p.Leaves {
+		for _, n := range l.Probes {
+			m[n.Probe.ID] = n.Probe
+		}
+	}
+	out := make([]*Probe, 0, len(m))
+	for _, pr := range m {
+		out = append(out, pr)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func percent(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", f*100), "0"), ".") + "%"
+}

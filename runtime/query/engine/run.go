@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/tigrisgo/tigris/runtime/query"
+)
+
+// Row is one output row: values in the order of the query's Schema, and the
+// row's time (a window's end, the tuple's time for a row per tuple).
+type Row struct {
+	Time int64
+	Vals []query.Value
+}
+
+// Stats count what a Runner saw and could not use.
+type Stats struct {
+	Tuples uint64 `json:"tuples"` // tuples pushed
+	Rows   uint64 `json:"rows"`   // rows emitted
+	// Late are tuples for windows already emitted; DroppedGroups tuples of
+	// groups beyond MaxGroups; JoinDropped tuples pushed out of a full join
+	// buffer.
+	Late          uint64 `json:"late"`
+	DroppedGroups uint64 `json:"droppedGroups"`
+	JoinDropped   uint64 `json:"joinDropped"`
+}
+
+// pipeline runs one SELECT or trigger: its join, WHERE, grouping and
+// output. A derived stream's pipeline feeds its rows to the pipeline that
+// reads it.
+type pipeline struct {
+	q         *query.Query
+	children  []*pipeline
+	parent    *pipeline
+	parentSrc int
+	join      *joiner
+	agg       *aggregator
+	out       func(Row)
+	limit     int
+	emitted   int
+	stats     *Stats
+	env       env
+	// firedCols are, per source, the columns a trigger's row shows.
+	firedCols [2][]int
+}
+
+func newPipeline(q *query.Query) *pipeline { return &pipeline{q: q} }
+
+// start readies p and its children to run, p's rows going to out.
+func (p *pipeline) start(st *Stats, out func(Row), root bool) {
+	p.stats, p.out = st, out
+	if root {
+		p.limit = p.q.Limit
+	}
+	if p.q.Join != nil {
+		p.join = &joiner{within: int64(p.q.Join.Within), followed: p.q.Join.Followed, stats: st}
+	}
+	if p.q.Aggregated() {
+		p.agg = newAggregator(p.q, st)
+	}
+	if p.q.Kind == query.KindTrigger {
+		for si, b := range p.q.Sources {
+			for ci, c := range b.Stream.Columns {
+				if !c.Fine {
+					p.firedCols[si] = append(p.firedCols[si], ci)
+				}
+			}
+		}
+	}
+	for _, c := range p.children {
+		c := c
+		c.start(st, func(r Row) {
+			t := Tuple{Time: r.Time, Vals: r.Vals}
+			c.parent.push(c.parentSrc, &t)
+		}, false)
+	}
+}
+
+func (p *pipeline) done() bool { return p.limit > 0 && p.emitted >= p.limit }
+
+func (p *pipeline) emit(r Row) {
+	if p.done() {
+		return
+	}
+	p.emitted++
+	p.out(r)
+}
+
+// push takes one tuple of source src.
+func (p *pipeline) push(src int, t *Tuple) {
+	if p.done() {
+		return
+	}
+	if p.join == nil {
+		p.process(t, nil)
+		return
+	}
+	p.join.add(src, t, func(l, r *Tuple) { p.process(l, r) })
+}
+
+// process runs WHERE and then grouping or output on one tuple, or one pair
+// of a join.
+func (p *pipeline) process(l, r *Tuple) {
+	e := &p.env
+	e.tup[0], e.tup[1] = l, r
+	e.aggs = nil
+	defer func() { e.tup[0], e.tup[1] = nil, nil }()
+	if p.q.Where != nil && !eval(p.q.Where, e).Truth() {
+		return
+	}
+	t := l.Time
+	if r != nil && r.Time > t {
+		t = r.Time
+	}
+	switch {
+	case p.q.Kind == query.KindTrigger:
+		row := Row{Time: t, Vals: []query.Value{query.StringValue(p.q.Name)}}
+		for si, cols := range p.firedCols {
+			for _, ci := range cols {
+				row.Vals = append(row.Vals, e.tup[si].col(ci))
+			}
+		}
+		p.emit(row)
+	case p.agg != nil:
+		p.agg.add(e, t)
+	default:
+		row := Row{Time: t, Vals: make([]query.Value, 0, len(p.q.Items))}
+		for _, it := range p.q.Items {
+			row.Vals = append(row.Vals, eval(it.Expr, e))
+		}
+		p.emit(row)
+	}
+}
+
+// advance tells p (and first its children, whose rows it reads) that no
+// tuple older than watermark will come.
+func (p *pipeline) advance(watermark int64) {
+	for _, c := range p.children {
+		c.advance(watermark)
+	}
+	if p.agg != nil {
+		p.agg.advance(watermark, p.emit)
+	}
+	if p.join != nil {
+		p.join.evict(watermark)
+	}
+}
+
+// Runner runs a Plan: the caller pushes the tuples of its leaves, in about
+// the order of their times, and advances the watermark; rows come out
+// through the function given to NewRunner. It is not safe for concurrent
+// use; a Plan runs once.
+type Runner struct {
+	plan  *Plan
+	root  *pipeline
+	stats Stats
+	out   func(Row)
+}
+
+// NewRunner starts running p; its rows go to out.
+func NewRunner(p *Plan, out func(Row)) *Runner {
+	r := &Runner{plan: p, out: out}
+	if len(p.Leaves) > 0 {
+		root := p.Leaves[0].pipe
+		for root.parent != nil {
+			root = root.parent
+		}
+		r.root = root
+	} else {
+		r.root = newPipeline(p.Query)
+	}
+	r.root.start(&r.stats, func(row Row) {
+		r.stats.Rows++
+		out(row)
+	}, true)
+	if r.root.q.Kind == query.KindTrigger {
+		r.root.limit = 0
+	}
+	return r
+}
+
+// Push hands the runner a tuple of leaf i (an index of Plan.Leaves).
+func (r *Runner) Push(i int, t *Tuple) {
+	r.stats.Tuples++
+	l := r.plan.Leaves[i]
+	l.pipe.push(l.src, t)
+}
+
+// Advance says no tuple older than watermark (Unix ns) will be pushed:
+// windows that end by it are emitted and join buffers forget what no later
+// tuple can pair with.
+func (r *Runner) Advance(watermark int64) { r.root.advance(watermark) }
+
+// Running emits the current rows of a query that aggregates without a
+// window, with time now; other queries emit nothing.
+func (r *Runner) Running(now int64) {
+	if r.root.agg != nil && r.root.agg.cum != nil {
+		// Snapshots of one growing result: LIMIT does not count them.
+		r.root.agg.running(now, func(row Row) {
+			r.stats.Rows++
+			r.out(row)
+		})
+	}
+}
+
+// Finish ends the run: every open window is emitted, and the rows of a
+// query without window, with time now.
+func (r *Runner) Finish(now int64) {
+	r.Advance(math.MaxInt64)
+	r.Running(now)
+}
+
+// Done reports whether the query's LIMIT has been reached.
+func (r *Runner) Done() bool { return r.root.done() }
+
+// Stats returns what the runner counted so far.
+func (r *Runner) Stats() Stats { return r.stats }
