@@ -229,6 +229,8 @@ var limitConstants = map[string]string{
 	"runtime/writer.minChunkBytes":         "internal: the writer's chunk sizes (below maxChunkLen)",
 	"runtime/writer.maxChunkBytes":         "internal: the writer's chunk sizes (below maxChunkLen)",
 	"export.maxHoles":                      "internal: missing records a partial trace remembers; memory is bounded by --max-memory",
+	"export.maxSentDepth":                  "internal: depths at which a partial trace remembers sent calls for links; a go statement that could be deeper gets no link, counted",
+	"export.maxWaiting":                    "internal: roots of one linked trace that wait for its link; more go without it",
 }
 
 // TestEveryLimitClassified: every limit the code declares (outside examples,
