@@ -41,6 +41,9 @@ type spanItem struct {
 	// missing is the number of call levels between the parent and this call
 	// that have no record (sampled out or not instrumented), when known.
 	missing uint32
+	// link, on a root of a trace a go statement started, is the call that
+	// ran the go statement (links.go); immutable, workers read it.
+	link *spanLink
 }
 
 // held is a record waiting in an open trace, with its arrival: the
@@ -67,6 +70,7 @@ type openTrace struct {
 	partial bool
 	next    uint32
 	holes   []uint32
+	sent    sentCalls // the calls sent, for go statements linked later
 }
 
 // maxHoles bounds what a partial trace remembers: the open calls of a
@@ -177,12 +181,17 @@ type stream struct {
 	// programs come and go).
 	pending  int64
 	released bool
+
+	// links are the links read and not done with, by child trace;
+	// linkOrder is their order of arrival, for the bound (links.go).
+	links     map[uint64]*linkState
+	linkOrder []uint64
 }
 
 // release lets go of what an ended stream no longer needs, once nothing of
 // it is pending.
 func (st *stream) release() {
-	if !st.ended || st.released || st.pending > 0 || len(st.traces) > 0 || len(st.settle) > 0 {
+	if !st.ended || st.released || st.pending > 0 || len(st.traces) > 0 || len(st.settle) > 0 || len(st.links) > 0 {
 		return
 	}
 	st.released = true
@@ -190,6 +199,7 @@ func (st *stream) release() {
 	st.traces = map[uint64]*openTrace{}
 	st.settle, st.clock = nil, nil
 	st.completed = completedIDs{}
+	st.links, st.linkOrder = nil, nil
 }
 
 func newStream(h *writer.Header, res []kv) *stream {
@@ -233,11 +243,16 @@ type assembler struct {
 	wait   time.Duration // or this long
 	emit   func(st *stream, spans []spanItem)
 
-	open    int64 // records held in open traces
+	open    int64 // records held in open traces (go records included)
 	scratch []spanItem
 	keep    []held
 	free    []*openTrace
 	stats   *Stats
+
+	// maxLinks bounds the links pending per stream; links and waiting count
+	// them and the roots that wait for them (links.go).
+	maxLinks       int
+	links, waiting int64
 }
 
 // newTrace returns an empty trace, reusing one sent before: a trace a
@@ -402,10 +417,11 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 		return 0
 	}
 	recs := t.recs
-	// Order indexes are unique within a trace, so the sort need not be
+	// Order indexes are unique within a trace (a go record shares one with
+	// the call after it, and byOrder puts it first), so the sort need not be
 	// stable; pdqsort also spots the common case, records at exit being in
 	// reverse order of entry.
-	slices.SortFunc(recs, func(x, y held) int { return cmp.Compare(x.EOI, y.EOI) })
+	slices.SortFunc(recs, byOrder)
 	var holes []uint32
 	if mode != flushComplete {
 		holes = mergeHoles(t, recs)
@@ -417,11 +433,20 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 	keep := a.keep[:0]
 	for i := range recs {
 		c := &recs[i].Record
-		for len(stack) > 0 && !mayContain(&recs[stack[len(stack)-1]].Record, c) {
-			stack = stack[:len(stack)-1]
-		}
 		for h < len(holes) && holes[h] < c.EOI {
 			h++
+		}
+		if isGo(c) {
+			// A go statement: where it ran is the child's link, not a span.
+			if to, done := a.goCaller(t, id, recs, i, stack, holes[:h], mode, ripe); done {
+				out = a.resolved(st, c, to, out)
+			} else {
+				keep = append(keep, recs[i])
+			}
+			continue
+		}
+		for len(stack) > 0 && !mayContain(&recs[stack[len(stack)-1]].Record, c) {
+			stack = stack[:len(stack)-1]
 		}
 		s := spanItem{rec: *c}
 		// definite: the parent is a record one level up, so no call can be
@@ -453,6 +478,9 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 		s.pe = st.probe(c.Probe)
 		if !s.hasParent {
 			s.missing = c.ESS
+			if len(st.links) > 0 && !a.root(st, id, &s) {
+				continue
+			}
 		}
 		out = append(out, s)
 	}
@@ -466,11 +494,17 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 		delete(st.traces, id)
 		st.completed.add(id)
 		a.freeTrace(t)
+		if len(st.links) > 0 {
+			a.childSent(st, id)
+		}
 		return len(out)
 	}
-	if len(recs) > 0 {
-		t.next = max(t.next, recs[len(recs)-1].EOI+1)
+	for i := range out {
+		if r := &out[i].rec; r.Trace == id {
+			t.sent.add(r)
+		}
 	}
+	t.next = max(t.next, nextAfter(recs))
 	t.partial, t.holes = true, holes
 	t.recs = append(recs[:0], keep...)
 	a.keep = keep[:0]
@@ -486,16 +520,13 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 // mergeHoles returns the order indexes below the highest seen that have no
 // record, given the trace's earlier holes and the held records (sorted).
 func mergeHoles(t *openTrace, recs []held) []uint32 {
-	next := t.next
-	if n := len(recs); n > 0 && recs[n-1].EOI+1 > next {
-		next = recs[n-1].EOI + 1
-	}
 	var holes []uint32
-	// Earlier holes filled by a held record are gone; indexes from t.next up
-	// to next that no held record has are new holes.
+	// Earlier holes filled by a held record are gone (a go record at the
+	// index fills none: it ran before that call began); indexes from t.next
+	// up to the highest seen that no held record has are new holes.
 	j := 0
 	for _, x := range t.holes {
-		for j < len(recs) && recs[j].EOI < x {
+		for j < len(recs) && (recs[j].EOI < x || recs[j].EOI == x && isGo(&recs[j].Record)) {
 			j++
 		}
 		if j < len(recs) && recs[j].EOI == x {
@@ -518,7 +549,7 @@ func mergeHoles(t *openTrace, recs []held) []uint32 {
 		for ; want < e; want++ {
 			holes = append(holes, want)
 		}
-		if e >= want {
+		if e >= want && !isGo(&recs[i].Record) {
 			want = e + 1
 		}
 	}
@@ -526,6 +557,28 @@ func mergeHoles(t *openTrace, recs []held) []uint32 {
 		holes = append([]uint32(nil), holes[len(holes)-maxHoles:]...)
 	}
 	return holes
+}
+
+// byOrder orders held records by order index; a go record comes before the
+// call with its index, which began after the go statement.
+func byOrder(x, y held) int {
+	if c := cmp.Compare(x.EOI, y.EOI); c != 0 {
+		return c
+	}
+	return cmp.Compare(y.Flags&writer.FlagLink, x.Flags&writer.FlagLink)
+}
+
+// nextAfter is one more than the highest order index recs (sorted) show
+// begun: a go record at index e shows that the calls below e began.
+func nextAfter(recs []held) uint32 {
+	n := len(recs)
+	if n == 0 {
+		return 0
+	}
+	if r := &recs[n-1].Record; isGo(r) {
+		return r.EOI
+	}
+	return recs[n-1].EOI + 1
 }
 
 // mayContain reports whether p, before r in execution order, can be an

@@ -21,80 +21,9 @@ type simCall struct {
 // with its true parent. Some calls are not recorded (sampled out, as the
 // monitor's pieces do): they take no order index but count in the depth.
 // longLived makes the first goroutine's root never return.
-func simulate(rng *rand.Rand, goroutines, callsPer int, longLived bool) (out []simCall) {
-	type frame struct {
-		eoi      int32 // -1 when not recorded
-		ess      uint32
-		tin      int64
-		recorded bool
-	}
-	type gstate struct {
-		gid     uint64
-		trace   uint64
-		eoi     uint32
-		stack   []frame
-		calls   int
-		sampled bool
-	}
-	var clock int64 = 1000
-	var nextTrace uint64
-	gs := make([]*gstate, goroutines)
-	for i := range gs {
-		gs[i] = &gstate{gid: uint64(100 + i)}
-	}
-	live := goroutines
-	for live > 0 {
-		g := gs[rng.IntN(len(gs))]
-		if g.calls >= callsPer && len(g.stack) == 0 {
-			continue
-		}
-		clock += int64(1 + rng.IntN(5))
-		long := longLived && g == gs[0]
-		enter := g.calls < callsPer && (len(g.stack) == 0 || rng.IntN(3) > 0 && len(g.stack) < 12)
-		if long && len(g.stack) == 1 && g.calls >= callsPer {
-			// The long-lived root never returns.
-			g.calls, live = g.calls+1, live-1
-			g.stack = nil
-			continue
-		}
-		if enter {
-			g.calls++
-			if len(g.stack) == 0 {
-				nextTrace++
-				g.trace, g.eoi = nextTrace, 0
-				g.sampled = true
-			}
-			rec := len(g.stack) == 0 || rng.IntN(6) > 0
-			f := frame{eoi: -1, ess: uint32(len(g.stack)), tin: clock, recorded: rec}
-			if rec {
-				f.eoi = int32(g.eoi)
-				g.eoi++
-			}
-			g.stack = append(g.stack, f)
-			continue
-		}
-		if len(g.stack) == 0 {
-			continue
-		}
-		f := g.stack[len(g.stack)-1]
-		g.stack = g.stack[:len(g.stack)-1]
-		if f.recorded {
-			parent := int32(-1)
-			for i := len(g.stack) - 1; i >= 0; i-- {
-				if g.stack[i].recorded {
-					parent = g.stack[i].eoi
-					break
-				}
-			}
-			out = append(out, simCall{recorded: true, parent: parent, rec: writer.Record{
-				Probe: uint32(1 + f.ess%3), EOI: uint32(f.eoi), ESS: f.ess, Trace: g.trace, GID: g.gid, TIn: f.tin, TOut: clock,
-			}})
-		}
-		if len(g.stack) == 0 && g.calls >= callsPer {
-			live--
-		}
-	}
-	return out
+func simulate(rng *rand.Rand, goroutines, callsPer int, longLived bool) []simCall {
+	_, calls, _ := simulateProgram(rng, goroutines, callsPer, longLived, false)
+	return calls
 }
 
 // TestAssembleParents feeds simulated records to the assembler, with records
@@ -136,21 +65,11 @@ func TestAssembleParents(t *testing.T) {
 					got[k] = p
 				}
 			}}
-		now := time.Unix(0, 0)
+		items := make([]simItem, len(calls))
 		for i := range calls {
-			a.add(st, &calls[i].rec, now)
-			if rng.IntN(50) == 0 {
-				now = now.Add(2 * time.Second) // everything open is past Hold
-				a.expire(st, now)
-			}
-			if shed && rng.IntN(80) == 0 {
-				a.shed([]*stream{st}, int64(rng.IntN(5)))
-			}
-			a.tick(st, now)
+			items[i].rec = calls[i].rec
 		}
-		st.ended = true
-		a.expire(st, now)
-		a.tick(st, now)
+		drive(rng, &a, st, items, true, shed)
 		if a.open != 0 {
 			t.Errorf("seed %d: %d records still held after the end", seed, a.open)
 		}
@@ -166,6 +85,28 @@ func TestAssembleParents(t *testing.T) {
 			t.Errorf("seed %d: %d late records", seed, stats.LateRecords)
 		}
 	}
+}
+
+// drive feeds items to a, with every open trace past Hold now and then
+// (expire) and traces cut for memory at random points (shed), then ends the
+// stream.
+func drive(rng *rand.Rand, a *assembler, st *stream, items []simItem, expire, shed bool) {
+	now := time.Unix(0, 0)
+	for i := range items {
+		feed(a, st, &items[i], now)
+		if expire && rng.IntN(50) == 0 {
+			now = now.Add(2 * time.Second)
+			a.expire(st, now)
+		}
+		if shed && rng.IntN(80) == 0 {
+			a.shed([]*stream{st}, int64(rng.IntN(5)))
+		}
+		a.tick(st, now)
+	}
+	st.ended = true
+	a.expire(st, now)
+	a.tick(st, now)
+	a.endLinks(st)
 }
 
 // TestAssembleLateRecord: a record written after its trace was sent (beyond

@@ -25,8 +25,12 @@ import (
 // shipper stops; a snapshot is only needed to avoid re-sending, since
 // without it the older one leads to the same records again. So a crash
 // re-sends at most what was delivered in the last CheckpointEvery, with the
-// same span ids; a stop (SIGTERM, Ctrl-C) re-sends nothing.
-
+// same span ids; a stop (SIGTERM, Ctrl-C) re-sends nothing. Links are
+// state like records: go records wait in their parent traces (Open, as
+// records with writer.FlagLink), links and the roots that wait for them in
+// Links, and what a trace sent in parts in Sent (links.go).
+//
+// Fields added later (the links) decode as zero from an older checkpoint.
 const checkpointVersion = 1
 
 type ckptFile struct {
@@ -47,6 +51,26 @@ type ckptStream struct {
 	Open      []ckptTrace
 	Spans     []ckptSpan // made, not delivered
 	Completed []uint64
+	Links     []ckptLink // in order of arrival
+}
+
+// ckptLink is a linkState of child trace Child.
+type ckptLink struct {
+	Child, Parent uint64
+	Resolved      bool
+	To            *ckptSpanLink
+	ChildDone     bool
+	Waiting       []ckptSpan
+}
+
+type ckptSpanLink struct {
+	Trace        uint64
+	EOI, Missing uint32
+}
+
+type ckptSent struct {
+	ESS, EOI uint32
+	TOut     int64
 }
 
 type ckptTrace struct {
@@ -56,6 +80,11 @@ type ckptTrace struct {
 	Partial  bool
 	Next     uint32
 	Holes    []uint32
+	// Sent: the calls sentCalls keeps, and per depth one more than the
+	// highest order index it let go of (0: none).
+	Sent        []ckptSent
+	SentEvicted []uint32
+	SentDeep    bool
 }
 
 type ckptSpan struct {
@@ -63,6 +92,29 @@ type ckptSpan struct {
 	Parent    uint32
 	HasParent bool
 	Missing   uint32
+	Link      *ckptSpanLink
+}
+
+func ckptSpanOf(sp *spanItem) ckptSpan {
+	return ckptSpan{Rec: sp.rec, Parent: sp.parent, HasParent: sp.hasParent, Missing: sp.missing, Link: ckptLinkOf(sp.link)}
+}
+
+func (c *ckptSpan) item(st *stream) spanItem {
+	return spanItem{rec: c.Rec, pe: st.probe(c.Rec.Probe), parent: c.Parent, hasParent: c.HasParent, missing: c.Missing, link: c.Link.link()}
+}
+
+func ckptLinkOf(l *spanLink) *ckptSpanLink {
+	if l == nil {
+		return nil
+	}
+	return &ckptSpanLink{Trace: l.trace, EOI: l.eoi, Missing: l.missing}
+}
+
+func (c *ckptSpanLink) link() *spanLink {
+	if c == nil {
+		return nil
+	}
+	return &spanLink{trace: c.Trace, eoi: c.EOI, missing: c.Missing}
 }
 
 // snapshot collects the state.
@@ -71,7 +123,7 @@ func (s *shipper) snapshot() *ckptFile {
 	addBatch := func(b *batch) {
 		for _, g := range b.groups {
 			for _, sp := range g.spans {
-				undelivered[g.st] = append(undelivered[g.st], ckptSpan{Rec: sp.rec, Parent: sp.parent, HasParent: sp.hasParent, Missing: sp.missing})
+				undelivered[g.st] = append(undelivered[g.st], ckptSpanOf(&sp))
 			}
 		}
 	}
@@ -99,8 +151,28 @@ func (s *shipper) snapshot() *ckptFile {
 			for i := range t.recs {
 				recs[i] = t.recs[i].Record
 			}
-			cs.Open = append(cs.Open, ckptTrace{ID: id, Recs: recs,
-				Complete: t.complete, Partial: t.partial, Next: t.next, Holes: append([]uint32(nil), t.holes...)})
+			ct := ckptTrace{ID: id, Recs: recs,
+				Complete: t.complete, Partial: t.partial, Next: t.next, Holes: append([]uint32(nil), t.holes...), SentDeep: t.sent.deep}
+			for d, sd := range t.sent.depths {
+				for _, c := range sd.calls[:sd.n] {
+					ct.Sent = append(ct.Sent, ckptSent{ESS: uint32(d), EOI: c.eoi, TOut: c.tout})
+				}
+				var ev uint32
+				if sd.evicted {
+					ev = sd.evictedMax + 1
+				}
+				ct.SentEvicted = append(ct.SentEvicted, ev)
+			}
+			cs.Open = append(cs.Open, ct)
+		}
+		for _, id := range st.linkOrder {
+			if ls := st.links[id]; ls != nil {
+				cl := ckptLink{Child: id, Parent: ls.parent, Resolved: ls.resolved, To: ckptLinkOf(ls.to), ChildDone: ls.childDone}
+				for i := range ls.waiting {
+					cl.Waiting = append(cl.Waiting, ckptSpanOf(&ls.waiting[i]))
+				}
+				cs.Links = append(cs.Links, cl)
+			}
 		}
 		f.Streams = append(f.Streams, cs)
 	}
@@ -200,6 +272,19 @@ func (s *shipper) loadCheckpoint() (map[uint64]position, error) {
 				recs[j] = held{Record: t.Recs[j], at: st.records}
 			}
 			ot := &openTrace{recs: recs, since: now, complete: t.Complete, partial: t.Partial, next: t.Next, holes: t.Holes}
+			ot.sent.deep = t.SentDeep
+			for _, ev := range t.SentEvicted {
+				ot.sent.depths = append(ot.sent.depths, sentDepth{evicted: ev > 0, evictedMax: max(ev, 1) - 1})
+			}
+			for _, c := range t.Sent {
+				if int(c.ESS) >= len(ot.sent.depths) {
+					continue
+				}
+				if sd := &ot.sent.depths[c.ESS]; int(sd.n) < sentKeep {
+					sd.calls[sd.n] = sentCall{c.EOI, c.TOut}
+					sd.n++
+				}
+			}
 			st.traces[t.ID] = ot
 			s.asm.open += int64(len(t.Recs))
 			if t.Complete {
@@ -208,9 +293,22 @@ func (s *shipper) loadCheckpoint() (map[uint64]position, error) {
 		}
 		s.streams[st.id] = st
 		s.order = append(s.order, st)
+		for _, cl := range cs.Links {
+			ls := &linkState{parent: cl.Parent, resolved: cl.Resolved, to: cl.To.link(), childDone: cl.ChildDone}
+			for j := range cl.Waiting {
+				ls.waiting = append(ls.waiting, cl.Waiting[j].item(st))
+			}
+			if st.links == nil {
+				st.links = make(map[uint64]*linkState)
+			}
+			st.links[cl.Child] = ls
+			st.linkOrder = append(st.linkOrder, cl.Child)
+			s.asm.links++
+			s.asm.waiting += int64(len(ls.waiting))
+		}
 		spans := make([]spanItem, len(cs.Spans))
-		for j, sp := range cs.Spans {
-			spans[j] = spanItem{rec: sp.Rec, pe: st.probe(sp.Rec.Probe), parent: sp.Parent, hasParent: sp.HasParent, missing: sp.Missing}
+		for j := range cs.Spans {
+			spans[j] = cs.Spans[j].item(st)
 		}
 		s.emit(st, spans)
 		st.release()

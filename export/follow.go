@@ -56,6 +56,7 @@ type readBatch struct {
 	items  int64 // items read from the file, this batch included
 	probes []writer.ProbeDef
 	recs   []writer.Record
+	links  []batchLink
 	lost   uint64 // records the program's writer reported lost
 	gaps   int64  // damaged stretches skipped, and files found gone
 	ended  bool   // the stream has no more files and will get no more items
@@ -64,6 +65,12 @@ type readBatch struct {
 	failed bool
 	// caughtUp: the batch ends where the file ends for now.
 	caughtUp bool
+}
+
+// batchLink is a link item and its place in the batch: before recs[at].
+type batchLink struct {
+	at   int
+	link writer.Link
 }
 
 // readBatchRecords is how many records a follower puts into one batch.
@@ -282,6 +289,11 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 		case writer.KindRecord:
 			if !skip {
 				batch().recs = append(batch().recs, it.Record)
+			}
+		case writer.KindLink:
+			if !skip {
+				lb := batch()
+				lb.links = append(lb.links, batchLink{len(lb.recs), it.Link})
 			}
 		case writer.KindLoss:
 			if !skip {

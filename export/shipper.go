@@ -119,11 +119,21 @@ type Stats struct {
 	MetricsSent   int64  // metric requests accepted
 	MetricsFailed int64  // metric requests not delivered (superseded or refused)
 	PollErrors    int64  // admin endpoint polls that failed
+
+	// Links are the link items read: goroutines a go statement of a recorded
+	// trace started. LinksDropped went without a span link: the child trace
+	// was sent before its link came, its records never came, or more links
+	// were pending than the bound. LinksUnresolved have no call to point at:
+	// the go statement's callers have no record, or were sent and forgotten.
+	Links, LinksDropped, LinksUnresolved int64
 }
 
 const (
 	recordCost = 72 // bytes a held record or a pending span costs, roughly
 	spanBytes  = 320
+	// linkBound: at most one link pending per this many bytes of MaxMemory,
+	// so links and the roots that wait for them take a small part of it.
+	linkBound = 4096
 )
 
 func (o *Options) defaults() error {
@@ -251,7 +261,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	s.scopeEnc = encodeScope(o.Version)
 	// The settling window holds complete traces for late records: at most
 	// an eighth of the memory bound.
-	s.asm = assembler{hold: o.Hold, window: min(1<<16, o.MaxMemory/recordCost/8), wait: o.Settle, emit: s.emit, stats: &s.stats}
+	s.asm = assembler{hold: o.Hold, window: min(1<<16, o.MaxMemory/recordCost/8), wait: o.Settle, emit: s.emit, stats: &s.stats,
+		maxLinks: int(min(1<<16, o.MaxMemory/linkBound))}
 	if o.Checkpoint != "" {
 		release, err := lockCheckpoint(o.Checkpoint)
 		if err != nil {
@@ -384,7 +395,7 @@ func (s *shipper) loop(ctx context.Context, starts map[uint64]position) error {
 
 // memory is what the shipper holds, by the costs above.
 func (s *shipper) memory() int64 {
-	return s.asm.open*recordCost + s.pending*recordCost + int64(len(s.inflight))*int64(s.o.BatchSpans)*spanBytes
+	return (s.asm.open+s.pending+s.asm.links+s.asm.waiting)*recordCost + int64(len(s.inflight))*int64(s.o.BatchSpans)*spanBytes
 }
 
 // discover starts a follower for each new stream.
@@ -423,8 +434,16 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 	for i := range rb.probes {
 		st.define(&rb.probes[i])
 	}
+	// Links in their place among the records: a link precedes its child's.
+	li := 0
 	for i := range rb.recs {
+		for ; li < len(rb.links) && rb.links[li].at <= i; li++ {
+			s.asm.addLink(st, &rb.links[li].link, now)
+		}
 		s.asm.add(st, &rb.recs[i], now)
+	}
+	for ; li < len(rb.links); li++ {
+		s.asm.addLink(st, &rb.links[li].link, now)
 	}
 	s.stats.Records += int64(len(rb.recs))
 	s.stats.WriterLost += rb.lost
@@ -451,6 +470,7 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 			x.ended = true
 			s.asm.expire(x, now)
 			s.asm.tick(x, now)
+			s.asm.endLinks(x)
 		}
 		s.flushForming()
 		for _, id := range rb.fed {

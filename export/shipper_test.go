@@ -119,6 +119,26 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// runFor runs a shipper for d, then until cond (if given), and stops it.
+func runFor(t *testing.T, o Options, d time.Duration, cond func() bool) Stats {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Stats)
+	go func() {
+		st, err := Run(ctx, o)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- st
+	}()
+	time.Sleep(d)
+	if cond != nil {
+		waitFor(t, "progress", cond)
+	}
+	cancel()
+	return <-done
+}
+
 // TestFollowRotating follows a stream while it is written and rotated: every
 // record arrives once with its parent, traces that never end included.
 func TestFollowRotating(t *testing.T) {
@@ -172,23 +192,7 @@ func TestOutageAndRestart(t *testing.T) {
 		maxPending = max(maxPending, s.SpansPending)
 		mu.Unlock()
 	}
-	run := func(d time.Duration, cond func() bool) Stats {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan Stats)
-		go func() {
-			st, err := Run(ctx, o)
-			if err != nil {
-				t.Error(err)
-			}
-			done <- st
-		}()
-		time.Sleep(d)
-		if cond != nil {
-			waitFor(t, "progress", cond)
-		}
-		cancel()
-		return <-done
-	}
+	run := func(d time.Duration, cond func() bool) Stats { return runFor(t, o, d, cond) }
 	run(300*time.Millisecond, nil) // refused all along
 	if n, _ := r.Count(); n != 0 {
 		t.Fatalf("%d spans received while refusing", n)

@@ -38,7 +38,12 @@ const (
 	fSpanEnd        = 8
 	fSpanAttributes = 9
 	fSpanEvents     = 11
+	fSpanLinks      = 13
 	fSpanStatus     = 15
+
+	fLinkTraceID    = 1
+	fLinkSpanID     = 2
+	fLinkAttributes = 4
 
 	fEventTime       = 1
 	fEventName       = 2
@@ -170,12 +175,13 @@ const (
 // intAttr is a KeyValue with an int value whose bytes before the value are
 // precomputed: a span's int attributes cost a few appends.
 type intAttrEnc struct {
+	tag byte   // the attributes field's tag (Span's or Link's)
 	key []byte // KeyValue.key field: tag, length, bytes
 }
 
-func newIntAttr(key string) intAttrEnc {
+func newIntAttr(field protowire.Number, key string) intAttrEnc {
 	b := protowire.AppendTag(nil, fKVKey, protowire.BytesType)
-	return intAttrEnc{key: protowire.AppendString(b, key)}
+	return intAttrEnc{tag: byte(protowire.EncodeTag(field, protowire.BytesType)), key: protowire.AppendString(b, key)}
 }
 
 // size is the bytes of the attribute field (tag and length included) for v.
@@ -188,7 +194,7 @@ func (a *intAttrEnc) size(v int64) int {
 func (a *intAttrEnc) append(b []byte, v int64) []byte {
 	n := varintLen(uint64(v))
 	kv := len(a.key) + 3 + n
-	b = append(b, fSpanAttributes<<3|2)
+	b = append(b, a.tag)
 	b = appendVarint(b, uint64(kv))
 	b = append(b, a.key...)
 	b = append(b, fKVValue<<3|2, byte(1+n), fAnyInt<<3|0)
@@ -196,9 +202,12 @@ func (a *intAttrEnc) append(b []byte, v int64) []byte {
 }
 
 var (
-	threadAttr  = newIntAttr(attrThread)
-	sizeAttr    = newIntAttr(attrSize)
-	missingAttr = newIntAttr(attrMissing)
+	threadAttr  = newIntAttr(fSpanAttributes, attrThread)
+	sizeAttr    = newIntAttr(fSpanAttributes, attrSize)
+	missingAttr = newIntAttr(fSpanAttributes, attrMissing)
+	// linkMissingAttr: on a link, the levels between the linked call and the
+	// function whose go statement it was that have no record.
+	linkMissingAttr = newIntAttr(fLinkAttributes, attrMissing)
 	// panicEvent is the exception event without its time.
 	panicEventTail = protowire.AppendString(protowire.AppendTag(nil, fEventName, protowire.BytesType), "exception")
 )
@@ -234,6 +243,11 @@ func appendSpan(b []byte, st *stream, s *spanItem) []byte {
 	if s.missing > 0 {
 		size += missingAttr.size(int64(s.missing))
 	}
+	link := 0
+	if s.link != nil {
+		link = linkSize(s.link)
+		size += 1 + varintLen(uint64(link)) + link
+	}
 	ev := 1 + 8 + len(panicEventTail) + len(panicEventAttrs)
 	switch {
 	case r.Flags&writer.FlagPanic != 0:
@@ -267,6 +281,11 @@ func appendSpan(b []byte, st *stream, s *spanItem) []byte {
 	if s.missing > 0 {
 		b = missingAttr.append(b, int64(s.missing))
 	}
+	if s.link != nil {
+		b = append(b, fSpanLinks<<3|2)
+		b = appendVarint(b, uint64(link))
+		b = appendLink(b, st.id, s.link)
+	}
 	switch {
 	case r.Flags&writer.FlagPanic != 0:
 		b = append(b, errorTypePanic...)
@@ -280,6 +299,30 @@ func appendSpan(b []byte, st *stream, s *spanItem) []byte {
 	case r.Flags&writer.FlagError != 0:
 		b = append(b, errorTypeOther...)
 		b = append(b, errorStatus...)
+	}
+	return b
+}
+
+// linkSize is the size of the Link message of l.
+func linkSize(l *spanLink) int {
+	n := 2 + 16 + 2 + 8
+	if l.missing > 0 {
+		n += linkMissingAttr.size(int64(l.missing))
+	}
+	return n
+}
+
+// appendLink appends the body of a Link message to the call l names in
+// stream: its trace and span ids are those the call's own span has.
+func appendLink(b []byte, stream uint64, l *spanLink) []byte {
+	hi, lo := traceID(stream, l.trace)
+	b = append(b, fLinkTraceID<<3|2, 16)
+	b = binary.BigEndian.AppendUint64(b, hi)
+	b = binary.BigEndian.AppendUint64(b, lo)
+	b = append(b, fLinkSpanID<<3|2, 8)
+	b = binary.BigEndian.AppendUint64(b, spanIDOf(lo, l.eoi))
+	if l.missing > 0 {
+		b = linkMissingAttr.append(b, int64(l.missing))
 	}
 	return b
 }

@@ -128,3 +128,51 @@ func BenchmarkAppendSpan(b *testing.B) {
 		buf = appendSpan(buf, st, &it)
 	}
 }
+
+// TestSpanEncodingLinks: a linked trace's root carries one Link whose ids
+// are those of the parent trace's call that ran the go statement, and the
+// missing levels when that call is an outer one.
+func TestSpanEncodingLinks(t *testing.T) {
+	h := &writer.Header{Stream: 0xabc}
+	st := newStream(h, nil)
+	st.define(&writer.ProbeDef{ID: 7, Signature: "example.com/shop.Work(int)"})
+	recs := []spanItem{
+		{rec: writer.Record{Probe: 7, Trace: 9, GID: 2, TIn: 1000, TOut: 5000}, link: &spanLink{trace: 3, eoi: 4}},
+		{rec: writer.Record{Probe: 7, Trace: 10, GID: 3, TIn: 1000, TOut: 5000, Flags: writer.FlagPanic}, link: &spanLink{trace: 3, eoi: 1, missing: 2}},
+		{rec: writer.Record{Probe: 7, EOI: 1, ESS: 1, Trace: 10, GID: 3, TIn: 1100, TOut: 1200}, hasParent: true},
+	}
+	var spans []byte
+	for i := range recs {
+		recs[i].pe = st.probe(7)
+		spans = appendSpan(spans, st, &recs[i])
+	}
+	head, tail := wrapSpans(st.resource, encodeScope("v1"), len(spans))
+	var req coltracepb.ExportTraceServiceRequest
+	if err := proto.Unmarshal(append(append(append([]byte(nil), head...), spans...), tail...), &req); err != nil {
+		t.Fatal(err)
+	}
+	got := req.ResourceSpans[0].ScopeSpans[0].Spans
+	if len(got) != 3 {
+		t.Fatalf("%d spans", len(got))
+	}
+	for i, want := range []struct {
+		eoi     uint32
+		missing string
+	}{{4, ""}, {1, "2"}} {
+		sp := got[i]
+		tid, sid := TraceID(0xabc, 3), SpanID(0xabc, 3, want.eoi)
+		if len(sp.Links) != 1 || string(sp.Links[0].TraceId) != string(tid[:]) || string(sp.Links[0].SpanId) != string(sid[:]) {
+			t.Errorf("span %d: links %v, want one to trace %x span %x", i, sp.Links, tid, sid)
+			continue
+		}
+		if m := otlptest.Attrs(sp.Links[0].Attributes)["tigris.parent.missing_levels"]; m != want.missing || len(sp.Links[0].Attributes) > 1 {
+			t.Errorf("span %d: link attributes %v, want missing levels %q", i, sp.Links[0].Attributes, want.missing)
+		}
+		if ctid := TraceID(0xabc, recs[i].rec.Trace); string(sp.TraceId) != string(ctid[:]) || len(sp.ParentSpanId) != 0 {
+			t.Errorf("span %d: trace id %x parent %x; want its own trace %x, no parent", i, sp.TraceId, sp.ParentSpanId, ctid)
+		}
+	}
+	if got[1].Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || len(got[1].Events) != 1 || len(got[2].Links) != 0 {
+		t.Errorf("the fields after the link: status %v, events %v; links of an unlinked span %v", got[1].Status, got[1].Events, got[2].Links)
+	}
+}

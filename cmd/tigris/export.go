@@ -182,6 +182,9 @@ func printExportStats(w io.Writer, s export.Stats) {
 		s.Streams, s.Records, s.SpansSent, s.Requests, s.SpansFailed, s.SpansPending)
 	fmt.Fprintf(w, "export: %d retries, %d traces sent in parts, %d late records, %d records lost by the program's writer, %d damaged stretches skipped\n",
 		s.Retries, s.TracesSplit, s.LateRecords, s.WriterLost, s.Gaps)
+	if s.Links > 0 {
+		fmt.Fprintf(w, "export: %d links of goroutines to the calls that started them: %d dropped, %d with no call to point at\n", s.Links, s.LinksDropped, s.LinksUnresolved)
+	}
 	if s.MetricPolls+s.PollErrors > 0 {
 		fmt.Fprintf(w, "export: metrics: %d polls, %d sent, %d not delivered, %d failed polls\n", s.MetricPolls, s.MetricsSent, s.MetricsFailed, s.PollErrors)
 	}

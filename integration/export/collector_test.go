@@ -147,7 +147,7 @@ func TestCollectorUnderLoad(t *testing.T) {
 	waitSpans(t, sink, ship, len(files.recs))
 	peak2 := ship.peakRSS()
 	ship.stop(t)
-	checkSpans(t, sink, files)
+	checkSpans(t, sink, files, "petclinic")
 	if t.Failed() {
 		keep := filepath.Join(os.TempDir(), "tigris-export-failed-traces")
 		os.RemoveAll(keep)
@@ -201,6 +201,7 @@ type traceFiles struct {
 	hdr    *writer.Header
 	probes map[uint32]*writer.ProbeDef
 	recs   []writer.Record
+	links  []writer.Link
 }
 
 func readTrace(t *testing.T, path string) traceFiles {
@@ -224,6 +225,8 @@ func readTrace(t *testing.T, path string) traceFiles {
 			f.probes[it.Probe.ID] = it.Probe
 		case writer.KindRecord:
 			f.recs = append(f.recs, it.Record)
+		case writer.KindLink:
+			f.links = append(f.links, it.Link)
 		}
 	}
 	if f.hdr == nil || len(f.recs) == 0 {
@@ -246,8 +249,9 @@ func waitSpans(t *testing.T, sink *otlptest.Receiver, ship *proc, n int) {
 }
 
 // checkSpans compares the spans with the records: one span each, named by
-// the function, with the parent of the call tree the records give.
-func checkSpans(t *testing.T, sink *otlptest.Receiver, f traceFiles) {
+// the function, with the parent of the call tree the records give, from
+// service.
+func checkSpans(t *testing.T, sink *otlptest.Receiver, f traceFiles, service string) {
 	t.Helper()
 	spans := sink.Spans()
 	if len(spans) != len(f.recs) {
@@ -291,7 +295,7 @@ func checkSpans(t *testing.T, sink *otlptest.Receiver, f traceFiles) {
 			if d := int64(sp.EndTimeUnixNano - sp.StartTimeUnixNano); d != r.TOut-r.TIn {
 				report("trace %d call %d: duration %d, want %d", r.Trace, r.EOI, d, r.TOut-r.TIn)
 			}
-			if sp.Resource["service.name"] != "petclinic" || sp.Resource["service.instance.id"] != tigrisexport.InstanceID(host, f.hdr.PID) {
+			if sp.Resource["service.name"] != service || sp.Resource["service.instance.id"] != tigrisexport.InstanceID(host, f.hdr.PID) {
 				report("resource %v", sp.Resource)
 			}
 		}
@@ -300,4 +304,69 @@ func checkSpans(t *testing.T, sink *otlptest.Receiver, f traceFiles) {
 		t.Errorf("%d spans differ from the records", bad)
 	}
 	t.Logf("spans by name: %v", names)
+}
+
+// TestCollectorLinks runs the shop program (integration's ShopFiles) with
+// every probe fine: Spawn starts three goroutines with a go statement, and
+// each goroutine's trace (Fib) is linked to Spawn's trace. tigris export
+// sends the file through a real Collector; each linked trace's root span
+// arrives in its own trace with one OTLP link, to the span of the Spawn call
+// that ran the go statement (writer's LinkedFrom), which arrives too.
+func TestCollectorLinks(t *testing.T) {
+	collector(t)
+	dir := itest.NewModule(t, itest.ShopFiles)
+	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", inst, ".")
+	traces := filepath.Join(dir, "traces")
+	trace := filepath.Join(traces, "shop.tgr")
+	itest.RunProgram(t, inst, "TIGRIS_MODE=fine", "TIGRIS_OUT="+trace)
+	f := readTrace(t, trace)
+	if len(f.links) != 3 {
+		t.Fatalf("%d links in the trace file, want 3 (one per goroutine Spawn starts)", len(f.links))
+	}
+
+	sink := otlptest.New(t)
+	addr := freeAddr(t)
+	startCollector(t, collectorConfig(t, dir, addr, sink.URL), addr)
+	out := itest.Tigris(t, dir, nil, "export", "--once", "--endpoint", "http://"+addr, "--checkpoint", "none", "--service-name", "shop", traces)
+	if !strings.Contains(out, "export: 3 links of goroutines to the calls that started them: 0 dropped, 0 with no call to point at") {
+		t.Errorf("tigris export's summary:\n%s", out)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if n, _ := sink.Count(); n >= len(f.recs) {
+			break
+		}
+		if time.Now().After(deadline) {
+			n, _ := sink.Count()
+			t.Fatalf("%d spans arrived of %d records", n, len(f.recs))
+		}
+	}
+	checkSpans(t, sink, f, "shop")
+
+	spans := sink.Spans()
+	stream := f.hdr.Stream
+	traceOf := map[uint64]*writer.Trace{}
+	for _, tr := range writer.BuildTraces(f.recs) {
+		traceOf[tr.ID] = tr
+	}
+	for _, l := range f.links {
+		child, parent := traceOf[l.Trace], traceOf[l.Parent]
+		if child == nil || parent == nil || len(child.Roots) != 1 {
+			t.Fatalf("link %+v: child trace %v, parent trace %v", l, child, parent)
+		}
+		from := parent.LinkedFrom(&l)
+		if from == nil || f.probes[from.Record.Probe].Name != "Spawn" {
+			t.Fatalf("link %+v: linked from %+v, want the Spawn call", l, from)
+		}
+		ctid, csid := tigrisexport.TraceID(stream, l.Trace), tigrisexport.SpanID(stream, l.Trace, child.Roots[0].Record.EOI)
+		root := spans[otlptest.Key(ctid[:], csid[:])]
+		ptid, psid := tigrisexport.TraceID(stream, l.Parent), tigrisexport.SpanID(stream, l.Parent, from.Record.EOI)
+		if root.Span == nil || len(root.Links) != 1 || string(root.Links[0].TraceId) != string(ptid[:]) || string(root.Links[0].SpanId) != string(psid[:]) {
+			t.Errorf("trace %d: root span %v, want one link to trace %x span %x", l.Trace, root.Span, ptid, psid)
+			continue
+		}
+		if sp, ok := spans[otlptest.Key(ptid[:], psid[:])]; !ok || !strings.HasSuffix(sp.Name, ".Spawn") {
+			t.Errorf("trace %d: the linked span %x arrived %v, named %q; want Spawn", l.Trace, psid, ok, sp.Name)
+		}
+	}
 }

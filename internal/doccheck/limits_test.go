@@ -287,6 +287,8 @@ var limitConstants = map[string]string{
 	"runtime/query/engine.exactLimit":      "internal: percentiles are exact up to this many values, then a sketch within 0.5 %",
 	"runtime/query/live.maxLateness":       "internal: the longest a live window waits for late calls, docs/queries.md",
 	"export.maxHoles":                      "internal: missing records a partial trace remembers; memory is bounded by --max-memory",
+	"export.maxSentDepth":                  "internal: depths at which a partial trace remembers sent calls for links; a go statement that could be deeper gets no link, counted",
+	"export.maxWaiting":                    "internal: roots of one linked trace that wait for its link; more go without it",
 }
 
 // TestEveryLimitClassified: every limit the code declares (outside examples,
