@@ -127,7 +127,7 @@ func TestBenchPetclinicTiny(t *testing.T) {
 			t.Errorf("the table lacks %s:\n%s", c, stdout.String())
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\[7/7 \d+:\d\d, ETA 0:00\] run 1/1 `).MatchString(stderr.String()) ||
+	if !regexp.MustCompile(`(?m)^\[10/10 \d+:\d\d, ETA 0:00\] run 1/1 `).MatchString(stderr.String()) ||
 		!strings.Contains(stderr.String(), "built tigris petclinic") {
 		t.Errorf("progress:\n%s", stderr.String())
 	}
