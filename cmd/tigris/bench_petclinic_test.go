@@ -121,7 +121,7 @@ func TestBenchPetclinicTiny(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("tigris bench: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	configs := []string{"none", "phase1", "full", "restricted-100", "restricted-1", "expanded-100", "expanded-1"}
+	configs := []string{"none", "phase1", "full", "off", "query", "fine-one", "restricted-100", "restricted-1", "expanded-100", "expanded-1"}
 	for _, c := range configs {
 		if !regexp.MustCompile(`(?m)^\s+` + c + `\s`).MatchString(stdout.String()) {
 			t.Errorf("the table lacks %s:\n%s", c, stdout.String())
@@ -155,6 +155,16 @@ func TestBenchPetclinicTiny(t *testing.T) {
 		case c.Kind == evaluation.KindPhase1:
 			if r.MonitoredCalls == 0 || r.Records != 0 || r.TraceBytes != 0 {
 				t.Errorf("phase1: %d monitored calls, %d records, %d trace bytes", r.MonitoredCalls, r.Records, r.TraceBytes)
+			}
+		case c.Kind == evaluation.KindOff || c.Kind == evaluation.KindQuery:
+			// Every probe off; the query switches one on coarse and
+			// writes no record.
+			if r.Records != 0 || r.TraceBytes != 0 {
+				t.Errorf("%s: %d records, %d trace bytes", r.Config, r.Records, r.TraceBytes)
+			}
+		case c.Kind == evaluation.KindFineOne:
+			if r.Records == 0 {
+				t.Errorf("fine-one: no record of %s", evaluation.WatchedFunction)
 			}
 		case c.Kind == evaluation.KindFull:
 			// Every monitored call makes a record (sampling 100 %); the
