@@ -15,8 +15,14 @@
 //	go run ./bench/buildcost            # examples/moobench and golang.org/x/sync
 //	go run ./bench/buildcost -target moobench
 //	go run ./bench/buildcost -warm-only   # counts on a warm cache only (no empty-cache steps)
+//	go run ./bench/buildcost -rounds 5    # the ratios: medians of paired rounds
 //
-// Each step runs once; run it on an idle machine. The empty-cache steps
-// compile the standard library from scratch (about a minute each on two
-// cores).
+// Each step of the table runs once; run it on an idle machine. The
+// empty-cache steps compile the standard library from scratch (seconds to a
+// minute each on two cores). -rounds N measures only the builds behind the
+// ratios, tigris and plain in turn, and prints medians and the median of the
+// per-pair ratios: one slow or lucky run moves neither. Every cache gets its
+// own user cache directory (tigris's shared resolution of the runtime would
+// otherwise point into an earlier step's cache and hide the runtime's
+// compile from an "empty" one).
 package main

@@ -43,6 +43,7 @@ type result struct {
 func main() {
 	only := flag.String("target", "", "measure only this target (moobench or xsync)")
 	flag.BoolVar(&warmOnly, "warm-only", false, "skip the empty-cache steps (one plain build fills the cache the warm steps use)")
+	pairs := flag.Int("rounds", 0, "instead of the one-run table, N rounds of the ratio builds (plain and tigris in turn, empty caches and warm no-ops): medians and the medians of the per-round ratios")
 	flag.Parse()
 	log.SetFlags(0)
 	root, err := os.Getwd()
@@ -65,6 +66,11 @@ func main() {
 		targets = append(targets, xsync(root, tmp))
 	}
 	for _, t := range targets {
+		if *pairs > 0 {
+			fmt.Printf("\n### %s, %d rounds\n\n", t.name, *pairs)
+			printRounds(rounds(t, tigris, tmp, *pairs))
+			continue
+		}
 		fmt.Printf("\n### %s\n\n", t.name)
 		fmt.Println("| step | wall | CPU (user+sys) | compiles (go command) | of them instrumented | runtime packages (nested go list) | peak RSS (largest process) |")
 		fmt.Println("|---|---|---|---|---|---|---|")
@@ -170,7 +176,7 @@ func step(dir, cache, exe string, args ...string) result {
 	}
 	cmd := exec.Command("/usr/bin/time", append([]string{"-f", "%U %S %M", exe}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOCACHE="+cache, "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), cacheEnv(cache)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -201,12 +207,21 @@ func step(dir, cache, exe string, args ...string) result {
 // imports, that the cache lacks: what tigris's nested go list compiles.
 func staleRuntime(dir, cache string) map[string]bool {
 	args := append([]string{"list", "-deps", "-f", "{{if .Stale}}{{.ImportPath}}{{end}}"}, rewriter.MonitorPackages...)
-	out := run(dir, []string{"GOCACHE=" + cache, "GOWORK=off", "GOFLAGS=-mod=mod"}, "go", args...)
+	out := run(dir, cacheEnv(cache), "go", args...)
 	stale := map[string]bool{}
 	for _, p := range strings.Fields(out) {
 		stale[p] = true
 	}
 	return stale
+}
+
+// cacheEnv is the environment of a step on cache. Every GOCACHE gets a user
+// cache directory of its own (XDG_CACHE_HOME): tigris keeps there where it
+// found the runtime's export data, and a resolution left by an earlier step
+// would point into that step's cache, so an "empty cache" would skip the
+// runtime's compile.
+func cacheEnv(cache string) []string {
+	return []string{"GOCACHE=" + cache, "XDG_CACHE_HOME=" + cache + ".home", "GOWORK=off", "GOFLAGS=-mod=mod"}
 }
 
 func run(dir string, env []string, name string, args ...string) string {

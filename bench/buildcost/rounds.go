@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// A ratio row: tigris's build against the plain one, measured in rounds.
+type roundRow struct {
+	name string
+	a, b []result // tigris, plain: one of each per round
+}
+
+// rounds measures the builds behind the targets' ratios n times, tigris and
+// plain in turn so that a drift of the machine's speed hits both: from an
+// empty cache (instrumented, nothing matched) and as no-op rebuilds on a warm
+// cache (nothing matched, instrumented; five pairs a round). The first no-op
+// of each kind is not counted (it fills tigris's plan cache).
+func rounds(t target, tigris, tmp string, n int) []roundRow {
+	nothing := filepath.Join(tmp, "nothing.yaml")
+	write(nothing, "version: 1\nmonitor:\n  include: [\"execution(* example.com/nowhere/...*(..))\"]\n")
+	cacheN := 0
+	fresh := func() string {
+		cacheN++
+		return filepath.Join(tmp, fmt.Sprintf("round-cache-%d", cacheN))
+	}
+	plain := func(cache string) result { return step(t.dir, cache, "go", t.build...) }
+	inst := func(cache, cfg string) result {
+		return step(t.dir, cache, tigris, append([]string{"go", "--config", cfg}, t.build...)...)
+	}
+	// empty runs build on a cache of its own and removes it afterwards.
+	empty := func(build func(cache string) result) result {
+		c := fresh()
+		defer func() { os.RemoveAll(c); os.RemoveAll(c + ".home") }()
+		return build(c)
+	}
+	rows := []roundRow{
+		{name: "instrumented, empty cache"},
+		{name: "nothing matched, empty cache"},
+		{name: "nothing matched, warm no-op"},
+		{name: "instrumented, warm no-op"},
+	}
+	warmPlain, warmNothing, warmInst := fresh(), fresh(), fresh()
+	plain(warmPlain)
+	plain(warmNothing)
+	inst(warmNothing, nothing)
+	inst(warmInst, t.config)
+	for i := range n {
+		for j, cfg := range []string{t.config, nothing} {
+			a := empty(func(c string) result { return inst(c, cfg) })
+			b := empty(plain)
+			rows[j].a, rows[j].b = append(rows[j].a, a), append(rows[j].b, b)
+		}
+		// A no-op takes a tenth of a second: five pairs a round.
+		for range 5 {
+			for j, c := range []struct{ cache, cfg string }{{warmNothing, nothing}, {warmInst, t.config}} {
+				a := inst(c.cache, c.cfg)
+				b := plain(warmPlain)
+				rows[2+j].a, rows[2+j].b = append(rows[2+j].a, a), append(rows[2+j].b, b)
+			}
+		}
+		log.Printf("%s: round %d/%d", t.name, i+1, n)
+	}
+	return rows
+}
+
+func printRounds(rows []roundRow) {
+	fmt.Println("| build | tigris wall | plain wall | ratio wall | tigris CPU | plain CPU | ratio CPU | peak RSS tigris / plain |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		get := func(rs []result, f func(result) float64) []float64 {
+			var v []float64
+			for _, x := range rs {
+				v = append(v, f(x))
+			}
+			return v
+		}
+		wall := func(x result) float64 { return x.seconds }
+		cpu := func(x result) float64 { return x.cpu }
+		rss := func(x result) float64 { return x.maxRSSMB }
+		ratio := func(f func(result) float64) []float64 {
+			var v []float64
+			for i := range r.a {
+				v = append(v, f(r.a[i])/f(r.b[i]))
+			}
+			return v
+		}
+		fmt.Printf("| %s | %s | %s | ×%.3f | %s | %s | ×%.3f | %.0f / %.0f MB |\n", r.name,
+			secs(median(get(r.a, wall))), secs(median(get(r.b, wall))), median(ratio(wall)),
+			secs(median(get(r.a, cpu))), secs(median(get(r.b, cpu))), median(ratio(cpu)),
+			median(get(r.a, rss)), median(get(r.b, rss)))
+	}
+}
+
+func secs(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0f ms", s*1000)
+	}
+	return fmt.Sprintf("%.2f s", s)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
