@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tigrisgo/tigris/internal/human"
@@ -20,7 +21,11 @@ import (
 var assets embed.FS
 
 // page is the page template.
-var page = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/page.html"))
+// page is parsed on first use: every tigris command links the dashboard, and
+// `tigris go` with nothing to instrument must start as fast as it can.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/page.html"))
+})
 
 var funcs = template.FuncMap{
 	"seconds": func(d time.Duration) int { return max(int(d.Round(time.Second)/time.Second), 1) },

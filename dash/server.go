@@ -114,13 +114,13 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	var b bytes.Buffer
-	if err := page.ExecuteTemplate(&b, "page", v); err != nil {
+	if err := page().ExecuteTemplate(&b, "page", v); err != nil {
 		http.Error(w, "rendering the page: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(layoutSpace.ReplaceAll(b.Bytes(), []byte("><")))
+	w.Write(layoutSpace().ReplaceAll(b.Bytes(), []byte("><")))
 }
 
 func (s *Server) asset(w http.ResponseWriter, r *http.Request) {
@@ -169,7 +169,7 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 // layoutSpace is the template's indentation between two tags: line breaks
 // and the spaces after them, which would otherwise become thousands of text
 // nodes. A space on one line between tags is kept; it may separate words.
-var layoutSpace = regexp.MustCompile(`>\s*\n\s*<`)
+var layoutSpace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`>\s*\n\s*<`) })
 
 // maxForm bounds the body of a form post.
 const maxForm = 64 << 10

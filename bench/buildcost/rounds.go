@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // A ratio row: tigris's build against the plain one, measured in rounds.
@@ -27,9 +28,12 @@ func rounds(t target, tigris, tmp string, n int) []roundRow {
 		cacheN++
 		return filepath.Join(tmp, fmt.Sprintf("round-cache-%d", cacheN))
 	}
+	// Each kind writes its own output: a build that finds another kind's
+	// binary at its -o path relinks, and a no-op would not be one.
+	outputs := map[string][]string{t.config: withOutput(t.build, ".tigris"), nothing: withOutput(t.build, ".nothing")}
 	plain := func(cache string) result { return step(t.dir, cache, "go", t.build...) }
 	inst := func(cache, cfg string) result {
-		return step(t.dir, cache, tigris, append([]string{"go", "--config", cfg}, t.build...)...)
+		return step(t.dir, cache, tigris, append([]string{"go", "--config", cfg}, outputs[cfg]...)...)
 	}
 	// empty runs build on a cache of its own and removes it afterwards.
 	empty := func(build func(cache string) result) result {
@@ -65,6 +69,28 @@ func rounds(t target, tigris, tmp string, n int) []roundRow {
 		log.Printf("%s: round %d/%d", t.name, i+1, n)
 	}
 	return rows
+}
+
+// withOutput is build with suffix added to its -o path (a directory when it
+// ends in a slash, created here).
+func withOutput(build []string, suffix string) []string {
+	build = slices.Clone(build)
+	for i := 0; i+1 < len(build); i++ {
+		if build[i] != "-o" {
+			continue
+		}
+		o := build[i+1]
+		if strings.HasSuffix(o, "/") {
+			o = strings.TrimSuffix(o, "/") + suffix + "/"
+			if err := os.MkdirAll(o, 0o777); err != nil {
+				log.Fatal(err)
+			}
+		} else {
+			o += suffix
+		}
+		build[i+1] = o
+	}
+	return build
 }
 
 func printRounds(rows []roundRow) {
