@@ -1,6 +1,6 @@
 module github.com/tigrisgo/tigris/examples/moobench-otel
 
-go 1.26.8
+go 1.26.0
 
 require (
 	go.opentelemetry.io/otel/exporters/stdout/stdouttrace v1.47.0

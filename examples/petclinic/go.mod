@@ -1,6 +1,6 @@
 module github.com/tigrisgo/tigris/examples/petclinic
 
-go 1.26.8
+go 1.26.0
 
 require modernc.org/sqlite v1.60.1
 

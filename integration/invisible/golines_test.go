@@ -1,0 +1,72 @@
+package invisible
+
+import (
+	"bufio"
+	"go/version"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
+)
+
+// TestRepoGoLinesAreLowest: each module of this repository declares the
+// lowest go line its dependencies allow. A module that adds tigris (the tool
+// directive) or requires its runtime inherits at least that line, and with
+// it a language version; a go line above what the dependencies need raises
+// the user's for nothing. The runtime module, which every instrumented build
+// requires, also stays below 1.21, the first release whose go line raises a
+// requiring module's (docs/compatibility.md).
+func TestRepoGoLinesAreLowest(t *testing.T) {
+	if itest.GoExe == "" {
+		t.Skip("no go command")
+	}
+	for _, dir := range []string{".", "runtime", "examples/petclinic", "examples/moobench-otel"} {
+		t.Run(dir, func(t *testing.T) {
+			root := filepath.Join(itest.RepoRoot, dir)
+			own := goLine(t, filepath.Join(root, "go.mod"))
+			cmd := exec.Command(itest.GoExe, "list", "-m", "-f", "{{if not .Main}}{{.Path}} {{.GoMod}}{{end}}", "all")
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly") // never write the repository's files
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("go list -m all: %v\n%s", err, out)
+			}
+			need, by := "1.0", "nothing"
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				path, gomod, ok := strings.Cut(l, " ")
+				if !ok || gomod == "" {
+					continue
+				}
+				if g := goLine(t, gomod); g != "" && version.Compare("go"+g, "go"+need) > 0 {
+					need, by = g, path
+				}
+			}
+			if version.Compare("go"+own, "go"+need) != 0 {
+				t.Errorf("%s/go.mod says go %s; its dependencies need go %s (%s): declare that", dir, own, need, by)
+			}
+			if dir == "runtime" && version.Compare("go"+own, "go1.21") >= 0 {
+				t.Errorf("runtime/go.mod says go %s: from 1.21 on it would raise every instrumented module's go line", own)
+			}
+		})
+	}
+}
+
+// goLine is the go directive of a go.mod file, "" when it has none.
+func goLine(t *testing.T, gomod string) string {
+	t.Helper()
+	f, err := os.Open(gomod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "go "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
