@@ -428,10 +428,3 @@ func environment() Environment {
 	}
 	return e
 }
-
-// sortedCopy returns xs sorted, leaving xs alone.
-func sortedCopy(xs []float64) []float64 {
-	c := slices.Clone(xs)
-	slices.Sort(c)
-	return c
-}

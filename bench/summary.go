@@ -245,12 +245,12 @@ func Summarize(res *Results) (*Summary, error) {
 				cs.CPUPerCall = float64(cpu.Nanoseconds()) / float64(cpuCalls)
 			}
 			cs.Stats = Compute(pooled)
-			cs.ClockPairNs = medianFloat(vpairs)
+			cs.ClockPairNs = moments.Median(vpairs)
 			cs.OutBytes = outBytes / int64(len(runs))
 			pairs = append(pairs, vpairs...)
 			es.Configs = append(es.Configs, cs)
 		}
-		es.ClockPairNs = medianFloat(pairs)
+		es.ClockPairNs = moments.Median(pairs)
 		if len(es.Configs) == 0 {
 			continue // not run yet: the results of an interrupted plan
 		}
@@ -332,16 +332,4 @@ func (e *ExperimentSummary) derivePortions() {
 			}
 		}
 	}
-}
-
-func medianFloat(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	c := sortedCopy(xs)
-	n := len(c)
-	if n%2 == 1 {
-		return c[n/2]
-	}
-	return (c[n/2-1] + c[n/2]) / 2
 }

@@ -20,8 +20,7 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// page is the page template.
-// page is parsed on first use: every tigris command links the dashboard, and
+// page is the page template, parsed on first use: every tigris command links the dashboard, and
 // `tigris go` with nothing to instrument must start as fast as it can.
 var page = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/page.html"))

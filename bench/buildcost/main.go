@@ -43,7 +43,7 @@ type result struct {
 func main() {
 	only := flag.String("target", "", "measure only this target (moobench or xsync)")
 	flag.BoolVar(&warmOnly, "warm-only", false, "skip the empty-cache steps (one plain build fills the cache the warm steps use)")
-	pairs := flag.Int("rounds", 0, "instead of the one-run table, N rounds of the ratio builds (plain and tigris in turn, empty caches and warm no-ops): medians and the medians of the per-round ratios")
+	nRounds := flag.Int("rounds", 0, "instead of the one-run table, N rounds of the ratio builds (plain and tigris in turn, empty caches and warm no-ops): medians and the medians of the per-round ratios")
 	flag.Parse()
 	log.SetFlags(0)
 	root, err := os.Getwd()
@@ -66,9 +66,9 @@ func main() {
 		targets = append(targets, xsync(root, tmp))
 	}
 	for _, t := range targets {
-		if *pairs > 0 {
-			fmt.Printf("\n### %s, %d rounds\n\n", t.name, *pairs)
-			printRounds(rounds(t, tigris, tmp, *pairs))
+		if *nRounds > 0 {
+			fmt.Printf("\n### %s, %d rounds\n\n", t.name, *nRounds)
+			printRounds(rounds(t, tigris, tmp, *nRounds))
 			continue
 		}
 		fmt.Printf("\n### %s\n\n", t.name)

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tigrisgo/tigris/internal/moments"
 )
 
 // A ratio row: tigris's build against the plain one, measured in rounds.
 type roundRow struct {
 	name string
-	a, b []result // tigris, plain: one of each per round
+	a, b []result // tigris, plain, in pairs
 }
 
 // rounds measures the builds behind the targets' ratios n times, tigris and
@@ -94,31 +96,35 @@ func withOutput(build []string, suffix string) []string {
 }
 
 func printRounds(rows []roundRow) {
+	wall := func(x result) float64 { return x.seconds }
+	cpu := func(x result) float64 { return x.cpu }
+	rss := func(x result) float64 { return x.maxRSSMB }
 	fmt.Println("| build | tigris wall | plain wall | ratio wall | tigris CPU | plain CPU | ratio CPU | peak RSS tigris / plain |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		get := func(rs []result, f func(result) float64) []float64 {
-			var v []float64
-			for _, x := range rs {
-				v = append(v, f(x))
-			}
-			return v
-		}
-		wall := func(x result) float64 { return x.seconds }
-		cpu := func(x result) float64 { return x.cpu }
-		rss := func(x result) float64 { return x.maxRSSMB }
-		ratio := func(f func(result) float64) []float64 {
-			var v []float64
-			for i := range r.a {
-				v = append(v, f(r.a[i])/f(r.b[i]))
-			}
-			return v
-		}
 		fmt.Printf("| %s | %s | %s | ×%.3f | %s | %s | ×%.3f | %.0f / %.0f MB |\n", r.name,
-			secs(median(get(r.a, wall))), secs(median(get(r.b, wall))), median(ratio(wall)),
-			secs(median(get(r.a, cpu))), secs(median(get(r.b, cpu))), median(ratio(cpu)),
-			median(get(r.a, rss)), median(get(r.b, rss)))
+			secs(medianOf(r.a, wall)), secs(medianOf(r.b, wall)), r.ratio(wall),
+			secs(medianOf(r.a, cpu)), secs(medianOf(r.b, cpu)), r.ratio(cpu),
+			medianOf(r.a, rss), medianOf(r.b, rss))
 	}
+}
+
+// medianOf is the median of f over rs.
+func medianOf(rs []result, f func(result) float64) float64 {
+	v := make([]float64, len(rs))
+	for i, x := range rs {
+		v[i] = f(x)
+	}
+	return moments.Median(v)
+}
+
+// ratio is the median of the pairs' ratios of f, tigris over plain.
+func (r roundRow) ratio(f func(result) float64) float64 {
+	v := make([]float64, len(r.a))
+	for i := range r.a {
+		v[i] = f(r.a[i]) / f(r.b[i])
+	}
+	return moments.Median(v)
 }
 
 func secs(s float64) string {
@@ -126,16 +132,4 @@ func secs(s float64) string {
 		return fmt.Sprintf("%.0f ms", s*1000)
 	}
 	return fmt.Sprintf("%.2f s", s)
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }

@@ -1,5 +1,5 @@
 // Package moments keeps the running mean and variance of a stream of numbers
-// (Welford's algorithm) and the 95 % confidence intervals built on them. It is
+// (Welford's algorithm) and the 95 % confidence intervals built on them, and the median of a sample. It is
 // the one implementation of running statistics in the root module: tigris
 // analyze aggregates trace records with it, and the benchmarks (package bench
 // and the PetClinic evaluation) summarize their samples with it.

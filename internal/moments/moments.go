@@ -1,6 +1,9 @@
 package moments
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Moments accumulates the count, mean and sum of squared deviations of the
 // values added so far. The zero value is an empty accumulator.
@@ -84,4 +87,19 @@ func RatioCI95(a, aCI, b, bCI float64) (ratio, ci float64) {
 		return ratio, 0
 	}
 	return ratio, math.Abs(ratio) * math.Hypot(aCI/a, bCI/b)
+}
+
+// Median is the median of xs (the mean of the two middle values when their
+// number is even), 0 for none. xs is not changed.
+func Median[T int64 | float64](xs []T) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	c := slices.Clone(xs)
+	slices.Sort(c)
+	n := len(c)
+	if n%2 == 1 {
+		return float64(c[n/2])
+	}
+	return (float64(c[n/2-1]) + float64(c[n/2])) / 2
 }

@@ -2,6 +2,7 @@ package moments
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -62,5 +63,20 @@ func TestRatioCI95(t *testing.T) {
 	}
 	if r, _ := RatioCI95(1, 1, 0, 1); !math.IsNaN(r) {
 		t.Errorf("over 0: %v, want NaN", r)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		xs   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		in := slices.Clone(c.xs)
+		if got := Median(c.xs); got != c.want || !slices.Equal(in, c.xs) {
+			t.Errorf("Median(%v) = %v, want %v (input left as it was)", in, got, c.want)
+		}
+	}
+	if got := Median([]int64{7, 1}); got != 4 {
+		t.Errorf("Median of int64 = %v, want 4", got)
 	}
 }
