@@ -328,7 +328,7 @@ func (pj *packageJob) probe(c candidate) string {
 	pj.probes = append(pj.probes, probeDesc{sig: c.sig, cyclomatic: cyc, statements: stmts})
 	pj.s.logf("%s:%d: %s: instrumented as probe %d", c.sig.File, c.sig.Line, c.sig.Name, id)
 	exit := pj.exitCall(c.file, c.fd, c.fn.Type().(*types.Signature))
-	return fmt.Sprintf("if __tg := %s.Enter(&%s[%d]); __tg.On() { defer %s };", alias, probesVar, id, exit)
+	return fmt.Sprintf("if %s[%d].On() { __tg := %s.Start(&%s[%d]); defer %s };", probesVar, id, alias, probesVar, id, exit)
 }
 
 // exitCall returns the deferred exit call. Functions returning an error or a

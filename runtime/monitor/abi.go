@@ -19,7 +19,7 @@ import (
 //
 // and, right after the opening brace of each matched function, on the same line:
 //
-//	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() { defer __tg.Exit(nil) };
+//	if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); defer __tg.Exit(nil) };
 //
 // For a function with an error result the deferred call is
 // `__tg.ExitErr(&err)`, and for one whose first result has a cheap size
@@ -29,8 +29,16 @@ import (
 // function literals keep their names (f.func1, ...) in tracebacks and
 // profiles. The contract:
 //
-//   - Enter inlines to one atomic load and a branch when the probe is off and
-//     returns the zero Call; it never allocates, blocks or panics.
+//   - Probe.On inlines to one atomic load; when the probe is off nothing
+//     else runs, and the Call is not even declared (so not zeroed: that is
+//     why the prologue asks the probe first rather than testing a Call that
+//     Enter returns). Start, Enter and the exits never allocate, block or
+//     panic.
+//   - A call-site probe (rewriter/callsite.go) needs its Call before the
+//     call and its exit after it, in one statement list:
+//     `__tgc3 := __tigris.Enter(&__tigris_p[7]); ...; if __tgc3.On() {
+//     __tgc3.Exit(err) }`. Enter is Start behind the same check, returning
+//     the zero Call when the probe is off.
 //   - The Call lives in the instrumented function's frame; the exits must be
 //     called (deferred) with a pointer to it, at most once per Enter
 //     that returned On. A second call is harmless. They tell a panicking exit
@@ -47,7 +55,7 @@ import (
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 4
+const CodeVersion = 5
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (
@@ -118,10 +126,10 @@ func RegisterPackage(probes []Probe, infos []ProbeInfo, links Links) {
 	register("", probes, infos, links)
 }
 
-// Call is the state of one probed call between Enter and Exit. It is a value kept
+// Call is the state of one probed call between Start and Exit. It is a value kept
 // on the instrumented function's stack; the zero Call (probe off) does nothing.
-// It is three words: the off path returns a zeroed Call, and every word more
-// costs the off path measurably.
+// The off path never declares one (see the prologue above), so its size costs
+// only calls that are measured.
 type Call struct {
 	p  *Probe
 	t0 int64
@@ -130,6 +138,10 @@ type Call struct {
 	// goroutine are read from the goroutine's context at exit: they cannot change
 	// while the call runs.
 	fine uint64
+	// ctx is the goroutine's trace context, found at entry (fine mode only):
+	// the exit runs on the same goroutine, and a second lookup would cost a
+	// few ns of every fine call.
+	ctx *traceCtx
 }
 
 const (
@@ -143,20 +155,17 @@ const (
 func (c *Call) ess() uint32 { return uint32(c.fine>>essShift) & essMask }
 func (c *Call) eoi() uint32 { return uint32(c.fine & eoiMask) }
 
-// Enter starts a probed call. It is the prologue's only call when the probe is
-// off and must stay small enough to inline (TestEnterInlines checks it).
-func Enter(p *Probe) Call {
-	if p.mode.Load() == modeOff {
-		return Call{}
-	}
-	return enter(p)
-}
+// On reports whether the probe is switched on, i.e. whether the function's
+// call must be started and its exit deferred. It is all the prologue runs
+// when the probe is off and must stay small enough to inline
+// (TestEnterInlines checks it).
+func (p *Probe) On() bool { return p.mode.Load() != modeOff }
 
-// On reports whether the call is being measured, i.e. whether Exit must be deferred.
-func (c *Call) On() bool { return c.p != nil }
-
+// Start starts a probed call of a probe that is on (a probe switched off
+// since On asked is measured coarse this once).
+//
 //go:noinline
-func enter(p *Probe) Call {
+func Start(p *Probe) Call {
 	c := Call{p: p}
 	if p.mode.Load() == modeFine {
 		c.enterFine()
@@ -168,6 +177,19 @@ func enter(p *Probe) Call {
 	}
 	return c
 }
+
+// Enter starts a probed call if the probe is on and returns the zero Call
+// otherwise: the call-site probes' form. It inlines to one atomic load and a
+// branch when the probe is off.
+func Enter(p *Probe) Call {
+	if p.mode.Load() == modeOff {
+		return Call{}
+	}
+	return Start(p)
+}
+
+// On reports whether the call is being measured, i.e. whether Exit must be called.
+func (c *Call) On() bool { return c.p != nil }
 
 // Exit ends a probed call; err is the function's error result (nil when it has
 // none). It is deferred by the prologue, so it also runs when the function panics.
@@ -243,20 +265,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		}
 		return
 	}
-	s, ctx := c.exitTrace(gp, t1)
-	if s != nil {
-		f |= callRecorded
-	}
-	p.stats.addCall(t1-c.t0, f, size)
-	if p.taps.Load() != nil {
-		p.tap(c.t0, t1, f, gp, ctx, c.ess())
-	}
-	if s != nil {
-		c.record(s, ctx, p, t1, failed, f&callPanicked != 0, size, hasSize)
-		if f&callPanicked != 0 && ctx.ess == 0 {
-			flushOnPanic()
-		}
-	}
+	c.exitFine(p, t1, f, size, gp)
 }
 
 // def is the writer's view of a probe.

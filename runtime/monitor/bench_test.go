@@ -3,6 +3,7 @@ package monitor
 import (
 	"flag"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -17,13 +18,43 @@ func plain(x int) int { return x + 1 }
 
 //go:noinline
 func probed(p *Probe, x int) int {
-	if c := Enter(p); c.On() {
+	if p.On() {
+		c := Start(p)
 		defer c.Exit(nil)
 	}
 	return x + 1
 }
 
 var sinkInt int
+
+// moo is MooBench's monitored method as tigris instruments it: it recurses
+// depth-1 times, and its int64 result is the size its exit reports
+// (ExitInt), as for the real benchmark (examples/moobench).
+//
+//go:noinline
+func moo(p *Probe, depth int) (r int64) {
+	if p.On() {
+		c := Start(p)
+		defer ExitInt(&c, nil, &r)
+	}
+	if depth > 1 {
+		return moo(p, depth-1)
+	}
+	return int64(depth)
+}
+
+// plainMoo is moo without a probe.
+//
+//go:noinline
+func plainMoo(depth int) int64 {
+	if depth > 1 {
+		return plainMoo(depth - 1)
+	}
+	return int64(depth)
+}
+
+// mooDepth is MooBench's recursion depth: monitored calls per top-level call.
+const mooDepth = 10
 
 // yardstickCalls is how often the yardsticks run inside a benchmark: nested
 // testing.Benchmark calls would deadlock on the testing package's benchmark lock.
@@ -93,8 +124,20 @@ func BenchmarkCoarse(b *testing.B) { benchMode(b, "coarse", &writer.Null{}) }
 // BenchmarkFineNull is a fine record built and discarded (C of the fine path).
 func BenchmarkFineNull(b *testing.B) { benchMode(b, "fine", &writer.Null{}) }
 
+// BenchmarkFineAsync is a fine record through the default asynchronous
+// writer into a file (C+W of the fine path, as the program pays it).
+func BenchmarkFineAsync(b *testing.B) {
+	async, err := writer.NewAsync(writer.Options{Path: b.TempDir() + "/fine.tgr", OnFull: writer.Block})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer async.Close()
+	benchMode(b, "fine", async)
+}
+
 // BenchmarkPaths measures every probe path against the clock pair in one
-// loop: rounds of 1,000 calls of each, interleaved, so that a busy machine
+// loop: rounds of 1,000 calls of each, interleaved (moo-*: MooBench's shape,
+// 100 top-level calls of depth 10, over the unprobed recursion), so that a busy machine
 // slows all of them alike; it reports the median round's cost per call over a
 // plain call and its ratio to the median clock pair. b.N is the number of
 // rounds.
@@ -121,7 +164,7 @@ func BenchmarkPaths(b *testing.B) {
 	prev := SetSink(null)
 	defer SetSink(prev)
 	const per = 1000
-	names := []string{"clockpair", "plain", "off", "coarse", "fine-null", "fine-async"}
+	names := []string{"clockpair", "plain", "off", "coarse", "fine-null", "fine-async", "moo-plain", "moo-coarse", "moo-fine-async"}
 	costs := make([][]float64, len(names))
 	var t int64
 	run := func(i int, f func()) {
@@ -163,6 +206,21 @@ func BenchmarkPaths(b *testing.B) {
 				sinkInt = probed(&fine[0], i)
 			}
 		})
+		run(6, func() {
+			for i := 0; i < per/mooDepth; i++ {
+				sinkInt = int(plainMoo(mooDepth))
+			}
+		})
+		run(7, func() {
+			for i := 0; i < per/mooDepth; i++ {
+				sinkInt = int(moo(&coarse[0], mooDepth))
+			}
+		})
+		run(8, func() {
+			for i := 0; i < per/mooDepth; i++ {
+				sinkInt = int(moo(&fine[0], mooDepth))
+			}
+		})
 	}
 	sinkInt += int(t)
 	med := make([]float64, len(names))
@@ -171,8 +229,15 @@ func BenchmarkPaths(b *testing.B) {
 	}
 	b.ReportMetric(med[0], "clockpair-ns")
 	for i := 2; i < len(names); i++ {
-		b.ReportMetric(med[i]-med[1], names[i]+"-ns")
-		b.ReportMetric((med[i]-med[1])/med[0], names[i]+"-xcp")
+		base := med[1]
+		if strings.HasPrefix(names[i], "moo-") {
+			if i == 6 {
+				continue
+			}
+			base = med[6]
+		}
+		b.ReportMetric(med[i]-base, names[i]+"-ns")
+		b.ReportMetric((med[i]-base)/med[0], names[i]+"-xcp")
 	}
 }
 

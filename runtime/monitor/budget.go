@@ -152,7 +152,7 @@ func calibrate() FineCost {
 			}
 		}))
 		plainNs = num.Min(plainNs, timeCalls(func() { unsampledCall(fine) }))
-		recordNs = num.Min(recordNs, timeCalls(func() { rc.record(s, rctx, fine, rc.t0, false, false, 0, false) }))
+		recordNs = num.Min(recordNs, timeCalls(func() { rc.record(s, rctx, fine, rc.t0, 0, 0) }))
 		tapNs = num.Min(tapNs, timeCalls(func() {
 			if c := Enter(tapped); c.On() {
 				c.Exit(nil)
@@ -180,9 +180,7 @@ func unsampledCall(p *Probe) {
 	c.enterFine()
 	c.fine &^= flagSampled
 	c.t0 = writer.Ticks()
-	t1 := writer.Ticks()
-	p.stats.add(t1-c.t0, false, false, 0, false)
-	c.exitFine(p, t1, false, false, 0, false)
+	c.exitFine(p, writer.Ticks(), 0, 0, getg())
 }
 
 func timeCalls(f func()) float64 {

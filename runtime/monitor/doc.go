@@ -11,9 +11,9 @@
 // monitor in Links), and a prologue on the first line of every matched
 // function:
 //
-//	if __tg := __tigris.Enter(&__tigris_p[3]); __tg.On() { defer __tg.ExitErr(&err) };
+//	if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); defer __tg.ExitErr(&err) };
 //
-// Enter inlines to one load and one branch when the probe is off. When it is on,
+// Probe.On inlines to one load and one branch, all the off path costs. When it is on,
 // the call is timed; at exit the coarse statistics are updated and, in fine mode and
 // when sampled, one writer.Record is handed to the writer.
 //

@@ -73,6 +73,7 @@ func (ctx *traceCtx) newTrace() uint64 {
 //go:norace
 func (c *Call) enterFine() {
 	ctx := context()
+	c.ctx = ctx
 	if ctx.ess == 0 {
 		ctx.trace = ctx.newTrace()
 		ctx.eoi = 0
@@ -100,29 +101,71 @@ func sampled() bool {
 	return t >= 1<<32 || uint64(cheaprand()) < t
 }
 
-// exitTrace restores the trace context at a fine call's exit and returns the
-// sink and context to record the call with, or a nil sink when the call is
-// not recorded (not sampled, or no sink).
+// exitFine ends a fine call: the trace context goes back to the call's
+// depth, the call counts in the statistics, and a sampled call's record goes
+// to the sink. Where the sink is the asynchronous writer the record is built
+// in place in its queue, under the same pin as the statistics: one procPin
+// and no copy of the record, a few ns of every fine call. Otherwise (another
+// sink, or the queue full, when the writer's OnFull policy decides) the
+// record goes through Sink.Write. The exits call it with what they know of
+// the call in f; gp is the running goroutine's g.
 //
 //go:norace
-func (c *Call) exitTrace(gp unsafe.Pointer, t1 int64) (writer.Sink, *traceCtx) {
-	ctx := contextOf(gp)
-	ctx.ess = c.ess() // back to the depth at entry, even if inner calls never exited
-	ctx.exited(t1)
-	if c.fine&flagSampled == 0 {
-		return nil, ctx
+func (c *Call) exitFine(p *Probe, t1 int64, f callFacts, size int64, gp unsafe.Pointer) {
+	ctx := c.ctx
+	d := c.ess()
+	ctx.ess = d // back to the depth at entry, even if inner calls never exited
+	if d != 0 {
+		// A root's exit ends its trace, and the next entry starts the
+		// pieces anew (startPieces): nothing to keep for it.
+		ctx.exited(t1)
 	}
-	return currentSink(), ctx
-}
-
-// exitFine is the fine part of an exit on its own: the trace context, and the
-// record if the call is sampled (the budget's calibration times it; exit
-// counts the record with the call's statistics instead).
-//
-//go:norace
-func (c *Call) exitFine(p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
-	if s, ctx := c.exitTrace(getg(), t1); s != nil {
-		c.record(s, ctx, p, t1, failed, panicked, size, hasSize)
+	var b *sinkBox
+	if c.fine&flagSampled != 0 {
+		if b = sink.Load(); b != nil && b.s != nil {
+			f |= callRecorded
+			if p.defined.Load() == 0 {
+				p.define(b.s)
+			}
+		}
+	}
+	flags, rsize := recordFlags(f, size)
+	written, wake := false, false
+	if pid := procPin(); pid < len(p.stats.per) {
+		st := &p.stats.per[pid].stripe
+		st.addTime(t1 - c.t0) // stripe.add, written out
+		if f&^callRecorded != 0 {
+			st.addFacts(f, size)
+		}
+		if f&callRecorded != 0 {
+			fineRecords.addPinned(pid)
+			if a := b.async; a != nil {
+				if r := a.Reserve(pid); r != nil {
+					c.fill(r, ctx, p, t1, flags, rsize)
+					wake = a.Publish(pid)
+					written = true
+				}
+			}
+		}
+		procUnpin()
+	} else {
+		procUnpin()
+		p.stats.addCall(t1-c.t0, f, size)
+	}
+	if wake {
+		b.async.Wake()
+	}
+	if p.taps.Load() != nil {
+		p.tap(c.t0, t1, f, gp, ctx, d)
+	}
+	if f&callRecorded == 0 {
+		return
+	}
+	if !written {
+		c.record(b.s, ctx, p, t1, f, size)
+	}
+	if f&callPanicked != 0 && d == 0 {
+		flushOnPanic()
 	}
 }
 
@@ -140,31 +183,56 @@ func flushOnPanic() {
 // panicFlushLimit bounds the flush when a panic unwinds.
 const panicFlushLimit = time.Second
 
-// record hands the call's record to s. It is split from exitFine so the budget's
-// calibration can time the real record path into a private sink.
+// record hands the call's record to s through Sink.Write, built in the
+// goroutine's context. The budget's calibration times it into a private
+// sink: it is what a record costs where it cannot be built in place.
 //
 //go:norace
-func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, failed, panicked bool, size int64, hasSize bool) {
-	if p.defined.Load() == 0 && p.defined.CompareAndSwap(0, 1) {
+func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, f callFacts, size int64) {
+	if p.defined.Load() == 0 {
+		p.define(s)
+	}
+	r := &ctx.rec
+	flags, size := recordFlags(f, size)
+	c.fill(r, ctx, p, t1, flags, size)
+	s.Write(r)
+}
+
+// define announces p to s before its first record (once per sink: SetSink
+// clears defined).
+func (p *Probe) define(s writer.Sink) {
+	if p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())
 	}
-	// Field by field: a composite literal is built on the stack and copied.
-	r := &ctx.rec
+}
+
+// fill sets every field of r to the call's record. Field by field: a
+// composite literal is built on the stack and copied.
+//
+//go:norace
+func (c *Call) fill(r *writer.Record, ctx *traceCtx, p *Probe, t1 int64, flags writer.Flags, size int64) {
 	r.Probe, r.EOI, r.ESS = p.id, c.eoi(), c.ess()
 	r.Trace, r.GID = ctx.trace, ctx.goid
 	r.TIn, r.TOut = c.t0, t1
-	r.Flags, r.Size = 0, 0
-	if failed {
-		r.Flags |= writer.FlagError
+	r.Flags, r.Size = flags, size
+}
+
+// recordFlags are a record's flags and size for a call that ended as f says.
+func recordFlags(f callFacts, size int64) (writer.Flags, int64) {
+	var flags writer.Flags
+	if f&^callRecorded == 0 {
+		return 0, 0
 	}
-	if panicked {
-		r.Flags |= writer.FlagPanic
+	if f&callFailed != 0 {
+		flags |= writer.FlagError
 	}
-	if hasSize && summaries.Load() {
-		r.Flags |= writer.FlagSize
-		r.Size = size
+	if f&callPanicked != 0 {
+		flags |= writer.FlagPanic
 	}
-	s.Write(r)
+	if f&callSized == 0 || !summaries.Load() {
+		return flags, 0
+	}
+	return flags | writer.FlagSize, size
 }
 
 // summaries is settings.Runtime.Summaries: whether fine records carry the

@@ -21,19 +21,15 @@ import (
 // runtime.Stack, to contexts.
 
 // context returns the running goroutine's trace context, creating it on the
-// goroutine's first fine call. go:norace: see traceCtx.
+// goroutine's first fine call. Every fine entry calls it, so the lookup is
+// written out here rather than in calls. go:norace: see traceCtx.
 //
 //go:norace
-func context() *traceCtx { return contextOf(getg()) }
-
-// contextOf is context for the running goroutine's g, gp (getg()): an exit
-// reads g once for the panic check and the context.
-//
-//go:norace
-func contextOf(gp unsafe.Pointer) *traceCtx {
+func context() *traceCtx {
 	if !glayout.ok {
 		return portableContext()
 	}
+	gp := getg()
 	id := *(*uint64)(unsafe.Add(gp, glayout.goid))
 	ctx := gslots.find(uintptr(gp))
 	if ctx == nil {

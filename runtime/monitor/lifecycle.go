@@ -18,7 +18,12 @@ var (
 )
 
 // sinkBox holds the current sink so the hot path reads it with one atomic load.
-type sinkBox struct{ s writer.Sink }
+// async is s when s is the asynchronous writer, whose queue the fine exit
+// builds records in (exitFine).
+type sinkBox struct {
+	s     writer.Sink
+	async *writer.Async
+}
 
 var sink atomic.Pointer[sinkBox]
 
@@ -33,7 +38,9 @@ func currentSink() writer.Sink {
 // sink; the caller owns closing it. Probes re-announce themselves to the new sink.
 func SetSink(s writer.Sink) writer.Sink {
 	var old writer.Sink
-	if b := sink.Swap(&sinkBox{s: s}); b != nil {
+	box := &sinkBox{s: s}
+	box.async, _ = s.(*writer.Async)
+	if b := sink.Swap(box); b != nil {
 		old = b.s
 	}
 	registry.mu.Lock()

@@ -59,7 +59,7 @@ func TestEnterInlines(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
 	}
-	for _, want := range []string{"can inline Enter", "can inline (*Call).On"} {
+	for _, want := range []string{"can inline (*Probe).On", "can inline Enter", "can inline (*Call).On"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("compiler did not report %q; the probe prologue would cost a call:\n%s", want, out)
 		}

@@ -89,9 +89,14 @@ func (ctx *traceCtx) sampleCall() {
 		pc.curMin = ctx.ess
 	}
 	if pc.redecide {
-		pc.redecide = false
-		ctx.sampled = sampled()
+		ctx.redecide()
 	}
+}
+
+// redecide is the decision of a piece: the call entered draws anew.
+func (ctx *traceCtx) redecide() {
+	ctx.pieces.redecide = false
+	ctx.sampled = sampled()
 }
 
 // exited is called at every exit, after ctx.ess went back to the depth of the

@@ -110,7 +110,11 @@ const (
 func (ss *stripes) addCall(d int64, f callFacts, size int64) {
 	pid := procPin()
 	if pid < len(ss.per) {
-		ss.per[pid].add(d, f, size)
+		st := &ss.per[pid].stripe
+		st.addTime(d) // add, written out
+		if f&^callRecorded != 0 {
+			st.addFacts(f, size)
+		}
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 		}
@@ -128,8 +132,27 @@ func (ss *stripes) addCall(d int64, f callFacts, size int64) {
 
 //go:norace
 func (s *stripe) add(d int64, f callFacts, size int64) {
+	s.addTime(d)
+	if f&^callRecorded != 0 {
+		s.addFacts(f, size)
+	}
+}
+
+// addTime counts a call of d ticks: the part of add every call takes, small
+// enough to inline into the exits (add is not).
+//
+//go:norace
+func (s *stripe) addTime(d int64) {
 	s.time.add(s.n == 0, float64(d))
 	s.n++
+}
+
+// addFacts is the part of add for calls that failed, panicked or have a
+// size.
+//
+//go:norace
+//go:noinline
+func (s *stripe) addFacts(f callFacts, size int64) {
 	if f&callFailed != 0 {
 		s.errs++
 	}

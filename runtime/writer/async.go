@@ -37,9 +37,18 @@ type shard struct {
 	_      [24]byte
 
 	head atomic.Uint64 // next slot to fill; stored by the producer
-	_    [56]byte
-	tail atomic.Uint64 // next slot to drain; stored by the consumer
-	_    [56]byte
+	// tailSeen is the tail as the producer last read it. The producer reads
+	// the consumer's cache line again only when the queue looks filled to its
+	// wake mark by tailSeen, not at every record (that read was a cache miss
+	// whenever the writer goroutine drained on another CPU). The real fill
+	// is never more than tailSeen says, so below the mark nothing needs the
+	// real one, and from the mark on it is read at every record: the wake
+	// and the full queue are decided on the real fill, as before.
+	// Producer-only.
+	tailSeen uint64
+	_        [48]byte
+	tail     atomic.Uint64 // next slot to drain; stored by the consumer
+	_        [56]byte
 
 	mu        sync.Mutex // guards lost; taken on the drop path only, never while pinned
 	lost      Loss
@@ -158,23 +167,57 @@ func (w *Async) Write(r *Record) {
 // room, and wakes the writer goroutine when the queue reaches its wake mark.
 func (w *Async) push(r *Record) (pid int, ok bool) {
 	pid = procPin()
-	if uint(pid) < maxShards && !w.closed.Load() {
-		if s := w.shards[pid].Load(); s != nil {
-			h := s.head.Load()
-			if used := h - s.tail.Load(); used <= s.mask {
-				s.buf[h&s.mask] = *r
-				publish(&s.head, h+1)
-				procUnpin()
-				if used == s.wakeAt {
-					w.signal()
-					w.wakes.Add(1)
-				}
-				return pid, true
-			}
+	if slot := w.Reserve(pid); slot != nil {
+		*slot = *r
+		wake := w.Publish(pid)
+		procUnpin()
+		if wake {
+			w.Wake()
 		}
+		return pid, true
 	}
 	procUnpin()
 	return pid, false
+}
+
+// Reserve returns the slot of the next record in the queue of P pid, or nil
+// when the writer is closed, the P has no queue yet or its queue is full
+// (then Write takes the record and applies the OnFull policy). It is Write
+// in two halves for a producer that builds its record in place (the
+// monitor's probes): the caller is pinned to P pid (runtime.procPin) from
+// Reserve to Publish, sets every field of the slot, and calls Publish.
+func (w *Async) Reserve(pid int) *Record {
+	if uint(pid) >= maxShards || w.closed.Load() {
+		return nil
+	}
+	s := w.shards[pid].Load()
+	if s == nil {
+		return nil
+	}
+	h := s.head.Load()
+	if h-s.tailSeen >= s.wakeAt {
+		if s.tailSeen = s.tail.Load(); h-s.tailSeen > s.mask {
+			return nil
+		}
+	}
+	return &s.buf[h&s.mask]
+}
+
+// Publish hands the slot Reserve returned to the writer and reports whether
+// the queue reached its wake mark: the caller then calls Wake once it is
+// unpinned (waking may start a goroutine, which a pinned one must not).
+func (w *Async) Publish(pid int) (wake bool) {
+	s := w.shards[pid].Load()
+	h := s.head.Load()
+	publish(&s.head, h+1)
+	// Equal to the mark only if Reserve just read the real tail.
+	return h-s.tailSeen == s.wakeAt
+}
+
+// Wake makes sure the writer goroutine drains the queues (Publish asked for it).
+func (w *Async) Wake() {
+	w.signal()
+	w.wakes.Add(1)
 }
 
 // writeSlow handles a closed writer, a P without a queue yet, and a full queue.
