@@ -115,9 +115,9 @@ func (c *Call) exitFine(p *Probe, t1 int64, f callFacts, size int64, gp unsafe.P
 	ctx := c.ctx
 	d := c.ess()
 	ctx.ess = d // back to the depth at entry, even if inner calls never exited
-	if d != 0 {
-		// A root's exit ends its trace, and the next entry starts the
-		// pieces anew (startPieces): nothing to keep for it.
+	// A root's exit ends its trace, and the next entry starts the pieces
+	// anew (startPieces): nothing to keep for it.
+	if d != 0 && !ctx.pieces.quiet(d, t1) {
 		ctx.exited(t1)
 	}
 	var b *sinkBox
@@ -134,9 +134,7 @@ func (c *Call) exitFine(p *Probe, t1 int64, f callFacts, size int64, gp unsafe.P
 	if pid := procPin(); pid < len(p.stats.per) {
 		st := &p.stats.per[pid].stripe
 		st.addTime(t1 - c.t0) // stripe.add, written out
-		if f&^callRecorded != 0 {
-			st.addFacts(f, size)
-		}
+		st.addFacts(f, size)
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 			if a := b.async; a != nil {

@@ -99,6 +99,14 @@ func (ctx *traceCtx) redecide() {
 	ctx.sampled = sampled()
 }
 
+// quiet reports whether exited would change nothing for an exit back to
+// depth d > 0 at t1: no piece depth set, the period still running, and a
+// call shallower than d entered in this period or the last. It is most
+// exits, and inlines.
+func (pc *pieces) quiet(d uint32, t1 int64) bool {
+	return pc.depth == 0 && t1 < pc.periodEnd && (pc.prevMin < d || pc.curMin < d)
+}
+
 // exited is called at every exit, after ctx.ess went back to the depth of the
 // call that exited; t1 is the exit's time.
 func (ctx *traceCtx) exited(t1 int64) {

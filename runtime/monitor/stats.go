@@ -112,9 +112,7 @@ func (ss *stripes) addCall(d int64, f callFacts, size int64) {
 	if pid < len(ss.per) {
 		st := &ss.per[pid].stripe
 		st.addTime(d) // add, written out
-		if f&^callRecorded != 0 {
-			st.addFacts(f, size)
-		}
+		st.addFacts(f, size)
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 		}
@@ -133,13 +131,12 @@ func (ss *stripes) addCall(d int64, f callFacts, size int64) {
 //go:norace
 func (s *stripe) add(d int64, f callFacts, size int64) {
 	s.addTime(d)
-	if f&^callRecorded != 0 {
-		s.addFacts(f, size)
-	}
+	s.addFacts(f, size)
 }
 
-// addTime counts a call of d ticks: the part of add every call takes, small
-// enough to inline into the exits (add is not).
+// addTime and addFacts are add in two parts, each small enough to inline
+// into the exits (add is not): a call there would cost the spilling of
+// every live register.
 //
 //go:norace
 func (s *stripe) addTime(d int64) {
@@ -147,18 +144,10 @@ func (s *stripe) addTime(d int64) {
 	s.n++
 }
 
-// addFacts is the part of add for calls that failed, panicked or have a
-// size.
-//
 //go:norace
-//go:noinline
 func (s *stripe) addFacts(f callFacts, size int64) {
-	if f&callFailed != 0 {
-		s.errs++
-	}
-	if f&callPanicked != 0 {
-		s.panics++
-	}
+	s.errs += uint64(f & callFailed)
+	s.panics += uint64(f&callPanicked) >> 1 // callPanicked is bit 1
 	if f&callSized != 0 {
 		s.size.add(s.sn == 0, float64(size))
 		s.sn++
