@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -241,17 +242,17 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		return
 	}
 	var t1 int64
+	var gp unsafe.Pointer
 	if useTSC { // ticks (clock.go)
-		t1 = writer.TSC()
+		t1, gp = ticksAndG()
 	} else {
-		t1 = nanotime()
+		t1, gp = nanotime(), getg()
 	}
 	c.p = nil // a second Exit of the same call is harmless
 	var f callFacts
 	if failed {
 		f |= callFailed
 	}
-	gp := getg()
 	if panickingOn(gp, c) {
 		f |= callPanicked
 	}

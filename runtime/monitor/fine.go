@@ -72,7 +72,11 @@ func (ctx *traceCtx) newTrace() uint64 {
 //
 //go:norace
 func (c *Call) enterFine() {
-	ctx := context()
+	gp := getg()
+	ctx := knownContext(gp) // context, written out
+	if ctx == nil {
+		ctx = newContext(gp)
+	}
 	c.ctx = ctx
 	if ctx.ess == 0 {
 		ctx.trace = ctx.newTrace()

@@ -21,15 +21,47 @@ import (
 // runtime.Stack, to contexts.
 
 // context returns the running goroutine's trace context, creating it on the
-// goroutine's first fine call. Every fine entry calls it, so the lookup is
-// written out here rather than in calls. go:norace: see traceCtx.
+// goroutine's first fine call. go:norace: see traceCtx.
 //
 //go:norace
 func context() *traceCtx {
+	gp := getg()
+	if ctx := knownContext(gp); ctx != nil {
+		return ctx
+	}
+	return newContext(gp)
+}
+
+// knownContext is the common case of context, small enough to inline into
+// the fine entry: the context of g gp, found in the first slot its hash
+// names, that belongs to the running goroutine; nil otherwise. Without the
+// layout the table stays empty and it returns nil.
+//
+//go:norace
+func knownContext(gp unsafe.Pointer) *traceCtx {
+	t := gslots.t.Load()
+	if t == nil {
+		return nil
+	}
+	s := &t.slots[(uintptr(uint64(uintptr(gp))*gslotMul)>>t.shift)&t.mask]
+	if s.g.Load() != uintptr(gp) {
+		return nil
+	}
+	ctx := s.ctx.Load()
+	if ctx.goid != *(*uint64)(unsafe.Add(gp, glayout.goid)) {
+		return nil
+	}
+	return ctx
+}
+
+// newContext is context when knownContext did not find it: a slot further
+// along, the goroutine's first fine call on g gp, or no layout.
+//
+//go:norace
+func newContext(gp unsafe.Pointer) *traceCtx {
 	if !glayout.ok {
 		return portableContext()
 	}
-	gp := getg()
 	id := *(*uint64)(unsafe.Add(gp, glayout.goid))
 	ctx := gslots.find(uintptr(gp))
 	if ctx == nil {
