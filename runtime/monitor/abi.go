@@ -163,13 +163,38 @@ func (c *Call) eoi() uint32 { return uint32(c.fine & eoiMask) }
 func (p *Probe) On() bool { return p.mode.Load() != modeOff }
 
 // Start starts a probed call of a probe that is on (a probe switched off
-// since On asked is measured coarse this once).
+// since On asked is measured coarse this once). go:norace: it touches the
+// trace context (see traceCtx).
 //
 //go:noinline
+//go:norace
 func Start(p *Probe) Call {
 	c := Call{p: p}
 	if p.mode.Load() == modeFine {
-		c.enterFine()
+		// The trace context: order index and depth, and at a trace root
+		// whether this trace is sampled. Sampling is per trace, so a
+		// recorded trace is complete; a long-lived trace is sampled in
+		// pieces (sampling.go). Written out, as the exit is.
+		gp := getg()
+		ctx := knownContext(gp) // context, written out
+		if ctx == nil {
+			ctx = newContext(gp)
+		}
+		c.ctx = ctx
+		if ctx.ess == 0 {
+			ctx.trace = ctx.newTrace()
+			ctx.eoi = 0
+			ctx.startRoot() // draws, or takes an adopted link (link.go)
+		} else {
+			ctx.sampleCall()
+		}
+		c.fine = flagFine | uint64(ctx.ess&essMask)<<essShift
+		ctx.ess++
+		// An unsampled call still counts in the depth, so its callees are not roots.
+		if ctx.sampled {
+			c.fine |= flagSampled | uint64(ctx.eoi)
+			ctx.eoi++
+		}
 	}
 	if useTSC { // ticks (clock.go)
 		c.t0 = writer.TSC()
@@ -236,6 +261,10 @@ func ExitInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint1
 	c.exit(failed(err), int64(*r), true)
 }
 
+// exit ends a call for the exits. go:norace: it touches the trace context
+// (see traceCtx).
+//
+//go:norace
 func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	p := c.p
 	if p == nil {
@@ -266,7 +295,67 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		}
 		return
 	}
-	c.exitFine(p, t1, f, size, gp)
+	// A fine call: the trace context goes back to the call's depth, the call
+	// counts in the statistics, and a sampled call's record goes to the
+	// sink. Where the sink is the asynchronous writer the record is built in
+	// place in its queue, under the same pin as the statistics: one procPin
+	// and no copy of the record. Otherwise (another sink, or the queue full,
+	// when the writer's OnFull policy decides) it goes through Sink.Write.
+	// Written out here rather than in a function of its own: every call on
+	// this path costs the spilling of the live registers.
+	ctx := c.ctx
+	d := c.ess()
+	ctx.ess = d // back to the depth at entry, even if inner calls never exited
+	// A root's exit ends its trace, and the next entry starts the pieces
+	// anew (startPieces): nothing to keep for it.
+	if d != 0 && !ctx.pieces.quiet(d, t1) {
+		ctx.exited(t1)
+	}
+	var b *sinkBox
+	if c.fine&flagSampled != 0 {
+		if b = sink.Load(); b != nil && b.s != nil {
+			f |= callRecorded
+			if p.defined.Load() == 0 {
+				p.define(b.s)
+			}
+		}
+	}
+	flags, rsize := recordFlags(f, size)
+	written, wake := false, false
+	if pid := procPin(); pid < len(p.stats.per) {
+		st := &p.stats.per[pid].stripe
+		st.addTime(t1 - c.t0) // stripe.add, written out
+		st.addFacts(f, size)
+		if f&callRecorded != 0 {
+			fineRecords.addPinned(pid)
+			if a := b.async; a != nil {
+				if r := a.Reserve(pid); r != nil {
+					c.fill(r, ctx, p, t1, flags, rsize)
+					wake = a.Publish(pid)
+					written = true
+				}
+			}
+		}
+		procUnpin()
+	} else {
+		procUnpin()
+		p.stats.addCall(t1-c.t0, f, size)
+	}
+	if wake {
+		b.async.Wake()
+	}
+	if p.taps.Load() != nil {
+		p.tap(c.t0, t1, f, gp, ctx, d)
+	}
+	if f&callRecorded == 0 {
+		return
+	}
+	if !written {
+		c.record(b.s, ctx, p, t1, f, size)
+	}
+	if f&callPanicked != 0 && d == 0 {
+		flushOnPanic()
+	}
 }
 
 // def is the writer's view of a probe.

@@ -140,8 +140,7 @@ func calibrate() FineCost {
 	// The record is timed on its own rather than as the difference of a sampled and
 	// an unsampled call: the trace-context lookup of the portable slot varies by
 	// more than a record costs.
-	rc := Call{p: fine}
-	rc.enterFine()
+	rc := Start(fine)
 	rctx := context()
 	rctx.ess = rc.ess()
 	coarseNs, plainNs, recordNs, tapNs := math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
@@ -176,11 +175,9 @@ func calibrate() FineCost {
 // unsampledCall is one fine-mode call as Enter and Exit make it when the trace is
 // not sampled: the trace context is kept, no record is written.
 func unsampledCall(p *Probe) {
-	c := Call{p: p}
-	c.enterFine()
+	c := Start(p)
 	c.fine &^= flagSampled
-	c.t0 = writer.Ticks()
-	c.exitFine(p, writer.Ticks(), 0, 0, getg())
+	c.exit(false, 0, false)
 }
 
 func timeCalls(f func()) float64 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -66,34 +65,6 @@ func (ctx *traceCtx) newTrace() uint64 {
 	return id
 }
 
-// enterFine takes the trace context at entry: order index and depth, and at a trace
-// root whether this trace is sampled. Sampling is per trace, so a recorded trace is
-// complete; a long-lived trace is sampled in pieces (sampling.go).
-//
-//go:norace
-func (c *Call) enterFine() {
-	gp := getg()
-	ctx := knownContext(gp) // context, written out
-	if ctx == nil {
-		ctx = newContext(gp)
-	}
-	c.ctx = ctx
-	if ctx.ess == 0 {
-		ctx.trace = ctx.newTrace()
-		ctx.eoi = 0
-		ctx.startRoot() // draws, or takes an adopted link (link.go)
-	} else {
-		ctx.sampleCall()
-	}
-	c.fine = flagFine | uint64(ctx.ess&essMask)<<essShift
-	ctx.ess++
-	// An unsampled call still counts in the depth, so its callees are not roots.
-	if ctx.sampled {
-		c.fine |= flagSampled | uint64(ctx.eoi)
-		ctx.eoi++
-	}
-}
-
 // sampleThreshold is the sampling rate scaled to 2^32; a call is sampled when a
 // cheap random number falls below it. 1<<32 means every call.
 var sampleThreshold atomic.Uint64
@@ -103,72 +74,6 @@ func init() { sampleThreshold.Store(1 << 32) }
 func sampled() bool {
 	t := sampleThreshold.Load()
 	return t >= 1<<32 || uint64(cheaprand()) < t
-}
-
-// exitFine ends a fine call: the trace context goes back to the call's
-// depth, the call counts in the statistics, and a sampled call's record goes
-// to the sink. Where the sink is the asynchronous writer the record is built
-// in place in its queue, under the same pin as the statistics: one procPin
-// and no copy of the record, a few ns of every fine call. Otherwise (another
-// sink, or the queue full, when the writer's OnFull policy decides) the
-// record goes through Sink.Write. The exits call it with what they know of
-// the call in f; gp is the running goroutine's g.
-//
-//go:norace
-func (c *Call) exitFine(p *Probe, t1 int64, f callFacts, size int64, gp unsafe.Pointer) {
-	ctx := c.ctx
-	d := c.ess()
-	ctx.ess = d // back to the depth at entry, even if inner calls never exited
-	// A root's exit ends its trace, and the next entry starts the pieces
-	// anew (startPieces): nothing to keep for it.
-	if d != 0 && !ctx.pieces.quiet(d, t1) {
-		ctx.exited(t1)
-	}
-	var b *sinkBox
-	if c.fine&flagSampled != 0 {
-		if b = sink.Load(); b != nil && b.s != nil {
-			f |= callRecorded
-			if p.defined.Load() == 0 {
-				p.define(b.s)
-			}
-		}
-	}
-	flags, rsize := recordFlags(f, size)
-	written, wake := false, false
-	if pid := procPin(); pid < len(p.stats.per) {
-		st := &p.stats.per[pid].stripe
-		st.addTime(t1 - c.t0) // stripe.add, written out
-		st.addFacts(f, size)
-		if f&callRecorded != 0 {
-			fineRecords.addPinned(pid)
-			if a := b.async; a != nil {
-				if r := a.Reserve(pid); r != nil {
-					c.fill(r, ctx, p, t1, flags, rsize)
-					wake = a.Publish(pid)
-					written = true
-				}
-			}
-		}
-		procUnpin()
-	} else {
-		procUnpin()
-		p.stats.addCall(t1-c.t0, f, size)
-	}
-	if wake {
-		b.async.Wake()
-	}
-	if p.taps.Load() != nil {
-		p.tap(c.t0, t1, f, gp, ctx, d)
-	}
-	if f&callRecorded == 0 {
-		return
-	}
-	if !written {
-		c.record(b.s, ctx, p, t1, f, size)
-	}
-	if f&callPanicked != 0 && d == 0 {
-		flushOnPanic()
-	}
 }
 
 // flushOnPanic flushes the trace when a panic leaves a goroutine's outermost
