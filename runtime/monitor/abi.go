@@ -297,10 +297,11 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	}
 	// A fine call: the trace context goes back to the call's depth, the call
 	// counts in the statistics, and a sampled call's record goes to the
-	// sink. Where the sink is the asynchronous writer the record is built in
-	// place in its queue, under the same pin as the statistics: one procPin
-	// and no copy of the record. Otherwise (another sink, or the queue full,
-	// when the writer's OnFull policy decides) it goes through Sink.Write.
+	// sink. Where the sink is the asynchronous writer the record's fields go
+	// straight into its queue (Async.Append), under the same pin as the
+	// statistics: one procPin and no copy of the record. Otherwise (another
+	// sink, or the queue full, when the writer's OnFull policy decides) it
+	// goes through Sink.Write.
 	// Written out here rather than in a function of its own: every call on
 	// this path costs the spilling of the live registers.
 	ctx := c.ctx
@@ -329,11 +330,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 			if a := b.async; a != nil {
-				if r := a.Reserve(pid); r != nil {
-					c.fill(r, ctx, p, t1, flags, rsize)
-					wake = a.Publish(pid)
-					written = true
-				}
+				written, wake = a.Append(pid, p.id, flags, c.eoi(), d, ctx.trace, ctx.goid, c.t0, t1, rsize)
 			}
 		}
 		procUnpin()

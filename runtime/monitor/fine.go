@@ -99,9 +99,12 @@ func (c *Call) record(s writer.Sink, ctx *traceCtx, p *Probe, t1 int64, f callFa
 	if p.defined.Load() == 0 {
 		p.define(s)
 	}
+	// Field by field: a composite literal is built on the stack and copied.
 	r := &ctx.rec
-	flags, size := recordFlags(f, size)
-	c.fill(r, ctx, p, t1, flags, size)
+	r.Probe, r.EOI, r.ESS = p.id, c.eoi(), c.ess()
+	r.Trace, r.GID = ctx.trace, ctx.goid
+	r.TIn, r.TOut = c.t0, t1
+	r.Flags, r.Size = recordFlags(f, size)
 	s.Write(r)
 }
 
@@ -111,17 +114,6 @@ func (p *Probe) define(s writer.Sink) {
 	if p.defined.CompareAndSwap(0, 1) {
 		s.Define(p.def())
 	}
-}
-
-// fill sets every field of r to the call's record. Field by field: a
-// composite literal is built on the stack and copied.
-//
-//go:norace
-func (c *Call) fill(r *writer.Record, ctx *traceCtx, p *Probe, t1 int64, flags writer.Flags, size int64) {
-	r.Probe, r.EOI, r.ESS = p.id, c.eoi(), c.ess()
-	r.Trace, r.GID = ctx.trace, ctx.goid
-	r.TIn, r.TOut = c.t0, t1
-	r.Flags, r.Size = flags, size
 }
 
 // recordFlags are a record's flags and size for a call that ended as f says.

@@ -19,7 +19,7 @@ var (
 
 // sinkBox holds the current sink so the hot path reads it with one atomic load.
 // async is s when s is the asynchronous writer, whose queue the fine exit
-// builds records in (exitFine).
+// appends records to (Call.exit).
 type sinkBox struct {
 	s     writer.Sink
 	async *writer.Async

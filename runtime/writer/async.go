@@ -45,7 +45,7 @@ type shard struct {
 	// real one, and from the mark on it is read at every record: the wake
 	// and the full queue are decided on the real fill, as before.
 	// Producer-only.
-	tailSeen uint64
+	tailSeen atomic.Uint64
 	_        [48]byte
 	tail     atomic.Uint64 // next slot to drain; stored by the consumer
 	_        [56]byte
@@ -167,54 +167,51 @@ func (w *Async) Write(r *Record) {
 // room, and wakes the writer goroutine when the queue reaches its wake mark.
 func (w *Async) push(r *Record) (pid int, ok bool) {
 	pid = procPin()
-	if slot := w.Reserve(pid); slot != nil {
-		*slot = *r
-		wake := w.Publish(pid)
-		procUnpin()
-		if wake {
-			w.Wake()
-		}
-		return pid, true
-	}
+	ok, wake := w.Append(pid, r.Probe, r.Flags, r.EOI, r.ESS, r.Trace, r.GID, r.TIn, r.TOut, r.Size)
 	procUnpin()
-	return pid, false
+	if wake {
+		w.Wake()
+	}
+	return pid, ok
 }
 
-// Reserve returns the slot of the next record in the queue of P pid, or nil
-// when the writer is closed, the P has no queue yet or its queue is full
-// (then Write takes the record and applies the OnFull policy). It is Write
-// in two halves for a producer that builds its record in place (the
-// monitor's probes): the caller is pinned to P pid (runtime.procPin) from
-// Reserve to Publish, sets every field of the slot, and calls Publish.
-func (w *Async) Reserve(pid int) *Record {
+// Append queues the record whose fields are its arguments (a Record's, in
+// order) in the queue of P pid, if the writer is open and the queue has room
+// (ok), and reports whether the queue reached its wake mark: the caller then
+// calls Wake once it is unpinned (waking may start a goroutine, which a
+// pinned goroutine must not). When it fails, Write applies the OnFull
+// policy.
+//
+// It is Write for a producer pinned to P pid already (runtime.procPin): the
+// monitor's fine exit pins once for its statistics and the record. The
+// fields come in registers and are stored in the queue's slot: a Record
+// built by the caller would be stored twice and copied.
+func (w *Async) Append(pid int, probe uint32, flags Flags, eoi, ess uint32, trace, gid uint64, tin, tout, size int64) (ok, wake bool) {
 	if uint(pid) >= maxShards || w.closed.Load() {
-		return nil
+		return false, false
 	}
 	s := w.shards[pid].Load()
 	if s == nil {
-		return nil
+		return false, false
 	}
 	h := s.head.Load()
-	if h-s.tailSeen >= s.wakeAt {
-		if s.tailSeen = s.tail.Load(); h-s.tailSeen > s.mask {
-			return nil
+	seen := s.tailSeen.Load()
+	if h-seen >= s.wakeAt {
+		seen = s.tail.Load()
+		setOwn(&s.tailSeen, seen)
+		if h-seen > s.mask {
+			return false, false
 		}
 	}
-	return &s.buf[h&s.mask]
-}
-
-// Publish hands the slot Reserve returned to the writer and reports whether
-// the queue reached its wake mark: the caller then calls Wake once it is
-// unpinned (waking may start a goroutine, which a pinned one must not).
-func (w *Async) Publish(pid int) (wake bool) {
-	s := w.shards[pid].Load()
-	h := s.head.Load()
+	r := &s.buf[h&s.mask]
+	r.Probe, r.Flags, r.EOI, r.ESS = probe, flags, eoi, ess
+	r.Trace, r.GID, r.TIn, r.TOut, r.Size = trace, gid, tin, tout, size
 	publish(&s.head, h+1)
-	// Equal to the mark only if Reserve just read the real tail.
-	return h-s.tailSeen == s.wakeAt
+	// Equal to the mark only if the real tail was just read.
+	return true, h-seen == s.wakeAt
 }
 
-// Wake makes sure the writer goroutine drains the queues (Publish asked for it).
+// Wake makes sure the writer goroutine drains the queues (Append asked for it).
 func (w *Async) Wake() {
 	w.signal()
 	w.wakes.Add(1)

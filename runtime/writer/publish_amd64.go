@@ -21,3 +21,10 @@ func publish(p *atomic.Uint64, v uint64) { storeRelease((*uint64)(unsafe.Pointer
 //
 //go:noescape
 func storeRelease(p *uint64, v uint64)
+
+// setOwn stores v into *p, a word that only the producer of one queue writes
+// and reads (shard.tailSeen). Producers that take turns on a P are ordered
+// by the scheduler, so a plain store is enough; atomic.Store would be an
+// XCHG, a full barrier, at every record from the wake mark on. The race
+// detector cannot see that order (publish_other.go stores atomically).
+func setOwn(p *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(p)) = v }

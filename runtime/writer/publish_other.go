@@ -7,3 +7,8 @@ import "sync/atomic"
 // publish stores v into *p with (at least) release semantics; see
 // publish_amd64.go.
 func publish(p *atomic.Uint64, v uint64) { p.Store(v) }
+
+// setOwn stores v into *p, a word that only the producer of one queue writes
+// and reads; see publish_amd64.go. Atomic here, so that the race detector
+// sees the order between producers that take turns on a P.
+func setOwn(p *atomic.Uint64, v uint64) { p.Store(v) }
