@@ -148,9 +148,14 @@ type Call struct {
 const (
 	flagFine    = 1 << 63 // the call took the trace context
 	flagSampled = 1 << 62 // and is recorded
-	essShift    = 32
-	essMask     = 1<<30 - 1
-	eoiMask     = 1<<32 - 1
+	// flagExited marks a call whose exit ran: a second exit returns at once.
+	// A flag rather than clearing p: storing a nil pointer into a Call,
+	// which the compiler cannot tell is on the stack, costs a write-barrier
+	// check.
+	flagExited = 1 << 61
+	essShift   = 32
+	essMask    = 1<<29 - 1 // bits 32-60
+	eoiMask    = 1<<32 - 1
 )
 
 func (c *Call) ess() uint32 { return uint32(c.fine>>essShift) & essMask }
@@ -267,7 +272,7 @@ func ExitInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint1
 //go:norace
 func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	p := c.p
-	if p == nil {
+	if p == nil || c.fine&flagExited != 0 {
 		return
 	}
 	var t1 int64
@@ -277,7 +282,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	} else {
 		t1, gp = nanotime(), getg()
 	}
-	c.p = nil // a second Exit of the same call is harmless
+	c.fine |= flagExited // a second Exit of the same call is harmless
 	var f callFacts
 	if failed {
 		f |= callFailed
@@ -288,7 +293,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	if hasSize {
 		f |= callSized
 	}
-	if c.fine == 0 {
+	if c.fine&flagFine == 0 {
 		p.stats.addCall(t1-c.t0, f, size)
 		if p.taps.Load() != nil {
 			p.tap(c.t0, t1, f, gp, nil, 0)

@@ -43,7 +43,7 @@ func knownContext(gp unsafe.Pointer) *traceCtx {
 	if t == nil {
 		return nil
 	}
-	s := &t.slots[(uintptr(uint64(uintptr(gp))*gslotMul)>>t.shift)&t.mask]
+	s := &t.slots[(uintptr(uint64(uintptr(gp))*gslotMul)>>(t.shift&63))&t.mask]
 	if s.g.Load() != uintptr(gp) {
 		return nil
 	}
