@@ -23,7 +23,7 @@ import (
 // service plain and through tigris, both with -m, and compares what the
 // compiler says about inlining and escapes. Every difference must be one the
 // policy explains: on the line of a probe prologue, the compiler's notes about
-// the probe itself (inlining monitor.Enter, the deferred exit and its closure);
+// the probe itself (inlining monitor.(*Probe).On, the deferred exit and its closure);
 // and the generated probe table. Anything else (a function no longer inlined,
 // a value that now escapes or moves to the heap, in the instrumented package
 // or its callers) fails the test.
@@ -254,10 +254,11 @@ func escapeDiffs(t *testing.T, dir string, env []string, config, pattern string)
 	t.Helper()
 	plain := escapes(t, dir, env, false, "", pattern)
 	inst := escapes(t, dir, env, true, config, pattern)
-	// Lines with a probe prologue: the compiler inlines monitor.Enter there.
+	// Lines with a probe prologue: the compiler inlines monitor.(*Probe).On
+	// there (monitor.Enter for a call-site probe).
 	probedLines := map[[2]string]bool{}
 	for d := range inst {
-		if d.msg == "inlining call to monitor.Enter" {
+		if d.msg == "inlining call to monitor.(*Probe).On" || d.msg == "inlining call to monitor.Enter" {
 			probedLines[[2]string{d.file, d.line}] = true
 		}
 	}
