@@ -16,12 +16,14 @@
 //     producer whose ring reaches a quarter starts it; it exits when the rings
 //     are drained) and the periodic flush runs on a timer, so no goroutine of
 //     the writer is left waiting where a program's goroutine-leak checks would
-//     see it. When a ring is full, [Block] (the
-//     default) makes the producer drain its own ring (an assist: it encodes and
-//     writes, as Sync does, instead of waiting for the writer goroutine to get a
-//     CPU), and [Drop] discards the record and counts it (the count reaches the
-//     file as a loss record). This is the writer to use when a core is free for
-//     the writer goroutine; without one, assists keep it lossless.
+//     see it. A producer that is pinned already (the monitor's fine exit) hands
+//     a record's fields to [Async.Append] instead. When a ring is full, [Block]
+//     (the default) makes the producer drain part of its own ring (an assist:
+//     it encodes and writes 1,024 records, as Sync does, instead of waiting for
+//     the writer goroutine to get a CPU), and [Drop] discards the record and
+//     counts it (the count reaches the file as a loss record). This is the
+//     writer to use when a core is free for the writer goroutine; without one,
+//     assists keep it lossless.
 //   - [Sync] (NewSync): Write encodes under a lock and writes the chunk it fills.
 //     Nothing is dropped for lack of room; the producer pays for encoding and for
 //     the occasional write. Kieker found it the better choice on a single core.
