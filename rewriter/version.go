@@ -52,13 +52,20 @@ func checkMonitorVersion(inv *goInvocation) error {
 			break
 		}
 	}
-	mod := m.Path + " " + m.Version
+	mod := strings.TrimSpace(m.Path + " " + m.Version)
 	if m.Replace != nil {
 		mod += " => " + strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version)
 	}
-	install := "go install " + tigrisModule + "/cmd/tigris@" + m.Version
-	if m.Replace != nil {
+	var install string
+	switch {
+	case m.Replace != nil:
 		install = "go install ./cmd/tigris in the tigris checkout the replace points into"
+	case m.Version == "":
+		// A module of the workspace (go.work) or the main module: a
+		// checkout, which has no version to install from.
+		install = "go install ./cmd/tigris in the tigris checkout that holds " + dir
+	default:
+		install = "go install " + tigrisModule + "/cmd/tigris@" + m.Version
 	}
 	return fmt.Errorf("version mismatch: this tigris (%s) generates code for monitor runtime version %d, but the module graph provides %s, whose monitor runtime is version %s; "+
 		"use the tigris that matches the module (%s) or make the module require this tigris's runtime (run tigris init in the module: it keeps tigris.yaml and updates go.mod)",

@@ -43,3 +43,23 @@ func TestCheckMonitorVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckMonitorVersionWorkspace: a runtime that is a module of the
+// workspace has no version; the instruction names its checkout instead of
+// an install at an empty version.
+func TestCheckMonitorVersionWorkspace(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // locateTigrisModule's cache
+	fake := t.TempDir()
+	writeFile(t, filepath.Join(fake, "go.mod"), "module github.com/tigrisgo/tigris/runtime\n\ngo 1.18\n")
+	writeFile(t, filepath.Join(fake, "monitor", "version.go"), "package monitor\n\nconst CodeVersion = 7\n")
+	user := t.TempDir()
+	writeFile(t, filepath.Join(user, "go.mod"), "module example.com/user\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris/runtime v0.0.0\n")
+	writeFile(t, filepath.Join(user, "go.work"), "go 1.24\n\nuse (\n\t.\n\t"+fake+"\n)\n")
+	inv := &goInvocation{goExe: "go", dir: user, env: processEnviron()}
+	err := checkMonitorVersion(inv)
+	if err == nil || !strings.Contains(err.Error(), "monitor runtime is version 7") ||
+		!strings.Contains(err.Error(), "go install ./cmd/tigris in the tigris checkout that holds "+fake) ||
+		strings.Contains(err.Error(), "/cmd/tigris@") {
+		t.Fatalf("got %v; want the mismatch and an install from the checkout", err)
+	}
+}
