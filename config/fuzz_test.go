@@ -138,7 +138,7 @@ func TestAliasesBounded(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant %s", err, want)
 	}
-	if cost.Bytes > 64<<20 {
+	if cost.Bytes > costcheck.Allowance(64<<20) {
 		t.Errorf("refusing the file allocated %d bytes", cost.Bytes)
 	}
 	// One alias of a long value is fine: it doubles the work at most.

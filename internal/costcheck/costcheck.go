@@ -27,10 +27,18 @@ type Bound struct {
 	Fixed, PerByte Cost
 }
 
-// Limit is the bound's allowance for an input of n bytes.
+// Limit is the bound's allowance for an input of n bytes (in a race-detector
+// build, raceFactor times it).
 func (b Bound) Limit(n int) Cost {
-	return Cost{Bytes: b.Fixed.Bytes + b.PerByte.Bytes*uint64(n), Allocs: b.Fixed.Allocs + b.PerByte.Allocs*uint64(n)}
+	return Cost{
+		Bytes:  raceFactor * (b.Fixed.Bytes + b.PerByte.Bytes*uint64(n)),
+		Allocs: raceFactor * (b.Fixed.Allocs + b.PerByte.Allocs*uint64(n)),
+	}
 }
+
+// Allowance is a fixed allowance of n bytes or allocations for a test's own
+// comparison: n, or raceFactor times n in a race-detector build.
+func Allowance(n uint64) uint64 { return raceFactor * n }
 
 // Check runs f on an input of n bytes and fails t when its cost exceeds the
 // bound.

@@ -7,7 +7,9 @@
 // Allocation is the measure because it is deterministic where time is not
 // (the machine is shared; tests never assert timings): the code here
 // allocates per node, record or field, so superlinear work shows up as
-// superlinear allocation.
+// superlinear allocation. Race-detector builds allocate several times more,
+// so there every allowance is raceFactor (8) times wider (race.go); the
+// linearity check compares ratios and is the same.
 //
 // It is a copy of the runtime module's runtime/internal/costcheck: internal
 // packages of one module cannot be imported by the other, and a test helper

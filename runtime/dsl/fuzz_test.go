@@ -110,7 +110,7 @@ func TestParseLimits(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Parse of %d bytes: %v; want %s", len(tc.expr), err, tc.want)
 		}
-		if cost.Bytes > 64<<20 {
+		if cost.Bytes > costcheck.Allowance(64<<20) {
 			t.Errorf("refusing %d bytes allocated %d bytes", len(tc.expr), cost.Bytes)
 		}
 	}

@@ -8,7 +8,9 @@
 // allocate per token, node or record, so superlinear work shows up as
 // superlinear allocation. Where a loop does work without allocating (the
 // trace reader's recovery), the code counts its work itself and the tests
-// bound that count.
+// bound that count. Race-detector builds allocate several times more, so
+// there every allowance is raceFactor (8) times wider (race.go); the
+// linearity check compares ratios and is the same.
 //
 // The root module has the same helpers in internal/costcheck: internal
 // packages of one module cannot be imported by the other, and a test helper
