@@ -41,8 +41,8 @@ import (
 //     __tgc3.Exit(err) }`. Enter is Start behind the same check, returning
 //     the zero Call when the probe is off.
 //   - The Call lives in the instrumented function's frame; the exits must be
-//     called (deferred) with a pointer to it, at most once per Enter
-//     that returned On. A second call is harmless. They tell a panicking exit
+//     called (deferred) with a pointer to it, once per Start (or Enter whose
+//     Call is On). A second call is harmless. They tell a panicking exit
 //     from a normal one by where the unwinding panic started relative to the
 //     Call (gslots.go: panicking), so the Call must not be copied elsewhere.
 //   - RegisterPackage runs from package initialization, before any probe of
