@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -386,5 +387,65 @@ func TestSummariesSwitch(t *testing.T) {
 	}
 	if s := statsFor(t, ps[0].ID()); s.Sized != 2 || s.ResultSizeMean != 42 {
 		t.Errorf("coarse statistics: %d sized calls, mean %v; want 2 and 42", s.Sized, s.ResultSizeMean)
+	}
+}
+
+// TestSecondExitHarmless pins the ABI's promise that a second exit of the
+// same Call does nothing: one call counted, one record, and the trace
+// context back where the first exit put it (the next call at the root is a
+// new trace at depth 0), in fine and in coarse mode, with the record going
+// through Sink.Write and through the asynchronous writer's Append.
+func TestSecondExitHarmless(t *testing.T) {
+	ps := newProbes(t, "test.example/twice", 2)
+	if _, err := AddRule(Rule{Pattern: "execution(* test.example/twice.Fa(..))", Mode: "fine"}); err != nil {
+		t.Fatal(err)
+	}
+	defer SetRules(nil)
+	fine, coarse := &ps[0], &ps[1]
+	async, err := writer.NewAsync(writer.Options{Path: t.TempDir() + "/twice.tgr", FlushInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := &recordSink{}
+	for _, s := range []writer.Sink{rs, async} {
+		prev := SetSink(s)
+		before := fineRecords.Load()
+		func() {
+			c := Start(fine)
+			func() {
+				d := Start(fine)
+				d.Exit(nil)
+				d.Exit(errors.New("again"))
+			}()
+			c.Exit(nil)
+			c.Exit(nil)
+		}()
+		root := Start(fine)
+		if root.ess() != 0 || root.eoi() != 0 {
+			t.Errorf("%T: the next call is at depth %d, order %d; want a new trace's root", s, root.ess(), root.eoi())
+		}
+		root.Exit(nil)
+		if got := fineRecords.Load() - before; got != 3 {
+			t.Errorf("%T: %d records counted for 3 calls", s, got)
+		}
+		SetSink(prev)
+	}
+	if len(rs.records) != 3 || rs.records[0].Flags&writer.FlagError != 0 {
+		t.Errorf("Sink.Write got %d records (%+v); want 3, none failed", len(rs.records), rs.records)
+	}
+	if err := async.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := async.Stats(); st.Written != 3 || st.Dropped != 0 {
+		t.Errorf("the async writer wrote %d, dropped %d; want 3 and 0", st.Written, st.Dropped)
+	}
+	if st := statsFor(t, fine.ID()); st.Count != 6 || st.Errors != 0 {
+		t.Errorf("fine probe: %d calls, %d errors; want 6 and 0", st.Count, st.Errors)
+	}
+	c := Start(coarse)
+	c.Exit(nil)
+	c.Exit(errors.New("again"))
+	if st := statsFor(t, coarse.ID()); st.Count != 1 || st.Errors != 0 {
+		t.Errorf("coarse probe: %d calls, %d errors; want 1 and 0", st.Count, st.Errors)
 	}
 }
