@@ -123,7 +123,10 @@ func yamlScalar(s string) string {
 // file's content.
 func ModulePath(gomod []byte) (string, error) {
 	inBlock := false
-	for line := range strings.Lines(string(gomod)) {
+	for _, line := range strings.SplitAfter(string(gomod), "\n") { // strings.Lines needs go1.24
+		if line == "" {
+			continue // after the last line break
+		}
 		if i := strings.Index(line, "//"); i >= 0 {
 			line = line[:i]
 		}

@@ -245,7 +245,8 @@ func bigTrace(b *testing.B) string {
 // records: reading and summarizing it, once.
 func BenchmarkOpenFile1M(b *testing.B) {
 	path := bigTrace(b)
-	for b.Loop() {
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
 		f, err := OpenFile(path, FileOptions{Analysis: settings.Default().Analysis})
 		if err != nil {
 			b.Fatal(err)
@@ -262,7 +263,8 @@ func BenchmarkPage1M(b *testing.B) {
 	}
 	srv := NewServer(f, &fakeAddr{}, Options{})
 	var size int
-	for b.Loop() {
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 		if rec.Code != 200 {

@@ -280,7 +280,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	var wg sync.WaitGroup
 	for i := 0; i < o.Workers; i++ {
 		p := s.newPoster()
-		wg.Go(func() { s.worker(p) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.worker(p)
+		}()
 	}
 	if o.Admin != "" {
 		m, err := newMetricsPoller(&s.o, s.host)
@@ -288,7 +292,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			return Stats{}, err
 		}
 		s.metrics = m
-		wg.Go(func() { m.run(ctx, s.newPoster()) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.run(ctx, s.newPoster())
+		}()
 	}
 	err = s.loop(ctx, starts)
 	s.stopFollow()

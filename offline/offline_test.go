@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/internal/workdir"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -39,7 +40,7 @@ func table7() []monitor.Stats {
 // (when not "") as the filter and metrics over the default bindings.
 func analyze(t *testing.T, path, criteria string, metrics map[string]string) (string, error) {
 	t.Helper()
-	t.Chdir(t.TempDir()) // no tigris.yaml upward
+	workdir.Chdir(t, t.TempDir()) // no tigris.yaml upward
 	o := Options{Metrics: metrics}
 	if criteria != "" {
 		o.Criteria = &criteria
@@ -149,7 +150,7 @@ func TestSettingsConfig(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(t.TempDir())
+	workdir.Chdir(t, t.TempDir())
 	a, err := Settings(Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestSettingsConfig(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	t.Chdir(sub)
+	workdir.Chdir(t, sub)
 	a, err = Settings(Options{Metrics: map[string]string{"frequent": "errors"}})
 	if err != nil || a.Criteria != "least frequent" || a.Metrics["frequent"] != "errors" || a.Metrics["expensive"] != "mean-time" {
 		t.Errorf("tigris.yaml found upward: %v %+v", err, a)

@@ -55,6 +55,7 @@ func TestCheckMonitorVersionWorkspace(t *testing.T) {
 	user := t.TempDir()
 	writeFile(t, filepath.Join(user, "go.mod"), "module example.com/user\n\ngo 1.24\n\nrequire github.com/tigrisgo/tigris/runtime v0.0.0\n")
 	writeFile(t, filepath.Join(user, "go.work"), "go 1.24\n\nuse (\n\t.\n\t"+fake+"\n)\n")
+	t.Setenv("GOWORK", filepath.Join(user, "go.work")) // also where the tests run with GOWORK=off
 	inv := &goInvocation{goExe: "go", dir: user, env: processEnviron()}
 	err := checkMonitorVersion(inv)
 	if err == nil || !strings.Contains(err.Error(), "monitor runtime is version 7") ||

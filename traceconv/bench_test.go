@@ -50,7 +50,7 @@ func benchConvert(b *testing.B, path string, run func(r *writer.Reader) (Report,
 	b.SetBytes(fi.Size())
 	var records int64
 	b.ResetTimer()
-	for b.Loop() {
+	for i := 0; i < b.N; i++ {
 		r, err := writer.Open(path)
 		if err != nil {
 			b.Fatal(err)

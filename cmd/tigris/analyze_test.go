@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/internal/workdir"
 )
 
 // runCLI runs the tigris command line in an empty directory (no tigris.yaml).
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	t.Chdir(t.TempDir())
+	workdir.Chdir(t, t.TempDir())
 	t.Setenv("TIGRIS_CONFIG", "")
 	var out bytes.Buffer
 	root := newRootCmd()
@@ -49,7 +51,7 @@ func TestAnalyzeFlags(t *testing.T) {
 	if out, err := runCLI(t, "analyze", "--config", cfg, trace); err != nil || !strings.Contains(out, "criteria: least frequent\n") {
 		t.Errorf("--config: err %v\n%s", err, out)
 	}
-	t.Chdir(t.TempDir())
+	workdir.Chdir(t, t.TempDir())
 	t.Setenv("TIGRIS_CONFIG", cfg)
 	cmd := newRootCmd()
 	var out bytes.Buffer

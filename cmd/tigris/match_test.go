@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/internal/workdir"
 )
 
 // matchModule writes a module with two packages and a tigris.yaml, and
@@ -43,7 +45,7 @@ func (s *Store) Get() int { return helper() }
 			t.Fatal(err)
 		}
 	}
-	t.Chdir(dir)
+	workdir.Chdir(t, dir)
 }
 
 // TestMatchCommand: match lists what the config selects with the include

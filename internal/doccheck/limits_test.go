@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/tigrisgo/tigris/config"
+	"github.com/tigrisgo/tigris/internal/workdir"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/pointcut"
@@ -85,7 +86,7 @@ func chainFile(links int, monitor string) []byte {
 
 var shownLimits = []shown{
 	{"config size", func(t *testing.T) string {
-		t.Chdir(t.TempDir())
+		workdir.Chdir(t, t.TempDir())
 		if err := os.WriteFile(config.FileName, []byte("# "+strings.Repeat("x", config.MaxSize)), 0o644); err != nil {
 			t.Fatal(err)
 		}
