@@ -179,12 +179,8 @@ func Start(p *Probe) Call {
 		// The trace context: order index and depth, and at a trace root
 		// whether this trace is sampled. Sampling is per trace, so a
 		// recorded trace is complete; a long-lived trace is sampled in
-		// pieces (sampling.go). Written out, as the exit is.
-		gp := getg()
-		ctx := knownContext(gp) // context, written out
-		if ctx == nil {
-			ctx = newContext(gp)
-		}
+		// pieces (sampling.go). Written out here, as the exit is.
+		ctx := context()
 		c.ctx = ctx
 		if ctx.ess == 0 {
 			ctx.trace = ctx.newTrace()

@@ -32,10 +32,10 @@ func context() *traceCtx {
 	return newContext(gp)
 }
 
-// knownContext is the common case of context, small enough to inline into
-// the fine entry: the context of g gp, found in the first slot its hash
-// names, that belongs to the running goroutine; nil otherwise. Without the
-// layout the table stays empty and it returns nil.
+// knownContext is the common case of context, kept small enough to inline
+// there: the context of g gp, found in the first slot its hash names, that
+// belongs to the running goroutine; nil otherwise. Without the layout the
+// table stays empty and it returns nil.
 //
 //go:norace
 func knownContext(gp unsafe.Pointer) *traceCtx {

@@ -79,20 +79,6 @@ var stripeCount = num.Max(runtime.GOMAXPROCS(0), runtime.NumCPU())
 
 func newStripes() *stripes { return &stripes{per: make([]paddedStripe, stripeCount)} }
 
-func (ss *stripes) add(d int64, failed, panicked bool, size int64, hasSize bool) {
-	var f callFacts
-	if failed {
-		f |= callFailed
-	}
-	if panicked {
-		f |= callPanicked
-	}
-	if hasSize {
-		f |= callSized
-	}
-	ss.addCall(d, f, size)
-}
-
 // callFacts say how a call ended, for addCall.
 type callFacts uint8
 
