@@ -322,7 +322,6 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 			}
 		}
 	}
-	flags, rsize := recordFlags(f, size)
 	written, wake := false, false
 	if pid := procPin(); pid < len(p.stats.per) {
 		st := &p.stats.per[pid].stripe
@@ -331,6 +330,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 			if a := b.async; a != nil {
+				flags, rsize := recordFlags(f, size)
 				written, wake = a.Append(pid, p.id, flags, c.eoi(), d, ctx.trace, ctx.goid, c.t0, t1, rsize)
 			}
 		}

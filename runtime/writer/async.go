@@ -252,11 +252,12 @@ func (w *Async) writeSlow(r *Record, pid int) {
 // by about 25 µs rather than a millisecond.
 const assistRecords = 1024
 
-// assist drains part of s (assistRecords) on the calling producer's time: the queue is full and the
-// writer goroutine has not run since it was woken (on a busy machine its
-// thread may wait milliseconds for a CPU). It waits only for the lock, which
-// is held by a consumer that is making progress. A panic inside (a bug in
-// tigris) stops the writer as in the writer goroutine, never the program.
+// assist drains part of s (assistRecords) on the calling producer's time:
+// the queue is full and the writer goroutine has not run since it was woken
+// (on a busy machine its thread may wait milliseconds for a CPU). It waits
+// only for the lock, which is held by a consumer that is making progress. A
+// panic inside (a bug in tigris) stops the writer as in the writer
+// goroutine, never the program.
 func (w *Async) assist(s *shard) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
