@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/moments"
 )
 
@@ -103,8 +104,8 @@ func printRounds(rows []roundRow) {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Printf("| %s | %s | %s | ×%.3f | %s | %s | ×%.3f | %.0f / %.0f MB |\n", r.name,
-			secs(medianOf(r.a, wall)), secs(medianOf(r.b, wall)), r.ratio(wall),
-			secs(medianOf(r.a, cpu)), secs(medianOf(r.b, cpu)), r.ratio(cpu),
+			human.Ns(1e9*medianOf(r.a, wall)), human.Ns(1e9*medianOf(r.b, wall)), r.ratio(wall),
+			human.Ns(1e9*medianOf(r.a, cpu)), human.Ns(1e9*medianOf(r.b, cpu)), r.ratio(cpu),
 			medianOf(r.a, rss), medianOf(r.b, rss))
 	}
 }
@@ -125,11 +126,4 @@ func (r roundRow) ratio(f func(result) float64) float64 {
 		v[i] = f(r.a[i]) / f(r.b[i])
 	}
 	return moments.Median(v)
-}
-
-func secs(s float64) string {
-	if s < 1 {
-		return fmt.Sprintf("%.0f ms", s*1000)
-	}
-	return fmt.Sprintf("%.2f s", s)
 }
