@@ -179,8 +179,22 @@ func Start(p *Probe) Call {
 		// The trace context: order index and depth, and at a trace root
 		// whether this trace is sampled. Sampling is per trace, so a
 		// recorded trace is complete; a long-lived trace is sampled in
-		// pieces (sampling.go). Written out here, as the exit is.
-		ctx := context()
+		// pieces (sampling.go). Written out here, as the exit is. The clock
+		// is read first, with g in the same call (one call fewer than
+		// reading them apart, about 1 ns); the few ns of bookkeeping after
+		// it count in the call's time, and a slow lookup of the context
+		// (its first use, or the portable slots) is not counted.
+		var gp unsafe.Pointer
+		if useTSC {
+			c.t0, gp = ticksAndG()
+		} else {
+			c.t0, gp = nanotime(), getg()
+		}
+		ctx := knownContext(gp)
+		if ctx == nil {
+			ctx = newContext(gp)
+			c.t0 = ticksNow()
+		}
 		c.ctx = ctx
 		if ctx.ess == 0 {
 			ctx.trace = ctx.newTrace()
@@ -196,6 +210,7 @@ func Start(p *Probe) Call {
 			c.fine |= flagSampled | uint64(ctx.eoi)
 			ctx.eoi++
 		}
+		return c
 	}
 	if useTSC { // ticks (clock.go)
 		c.t0 = writer.TSC()
@@ -299,8 +314,11 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 	// A fine call: the trace context goes back to the call's depth, the call
 	// counts in the statistics, and a sampled call's record goes to the
 	// sink. Where the sink is the asynchronous writer the record's fields go
-	// straight into its queue (Async.Append), under the same pin as the
-	// statistics: one procPin and no copy of the record. Otherwise (another
+	// straight into its queue, under the same pin as the statistics: one
+	// procPin and no copy of the record. Async.Reserve, inlined, gives the
+	// slot below the queue's wake mark (no call, no arguments to pass);
+	// from the mark on Async.Append decides the wake and a full queue. The
+	// null writer counts the record under the same pin. Otherwise (another
 	// sink, or the queue full, when the writer's OnFull policy decides) it
 	// goes through Sink.Write.
 	// Written out here rather than in a function of its own: every call on
@@ -331,7 +349,18 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 			fineRecords.addPinned(pid)
 			if a := b.async; a != nil {
 				flags, rsize := recordFlags(f, size)
-				written, wake = a.Append(pid, p.id, flags, c.eoi(), d, ctx.trace, ctx.goid, c.t0, t1, rsize)
+				if sl, ok := a.Reserve(pid); ok {
+					r := sl.R
+					r.Probe, r.Flags, r.EOI, r.ESS = p.id, flags, c.eoi(), d
+					r.Trace, r.GID, r.TIn, r.TOut, r.Size = ctx.trace, ctx.goid, c.t0, t1, rsize
+					sl.Commit()
+					written = true
+				} else {
+					written, wake = a.Append(pid, p.id, flags, c.eoi(), d, ctx.trace, ctx.goid, c.t0, t1, rsize)
+				}
+			} else if n := b.null; n != nil {
+				n.WritePinned(pid)
+				written = true
 			}
 		}
 		procUnpin()

@@ -20,7 +20,7 @@ func ensureWriterLocked() {
 		return
 	}
 	registry.sinkChosen = true
-	sink.Store(&sinkBox{s: openOutput(registry.cfg.Writer)})
+	sink.Store(newSinkBox(openOutput(registry.cfg.Writer)))
 }
 
 // openOutput is openWriter that never fails: when the writer cannot be

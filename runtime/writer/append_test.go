@@ -79,3 +79,60 @@ func TestAppendWakeAndFull(t *testing.T) {
 		t.Fatalf("file holds %d records, want %d", len(got.records), want)
 	}
 }
+
+// TestReserve: Reserve, Append's inlined common case, gives a slot below the
+// wake mark only (from the mark on Append must decide the wake), none on a
+// closed writer or for a P without a queue; what is committed reaches the
+// file field for field.
+func TestReserve(t *testing.T) {
+	opt := testOptions(t)
+	opt.QueueSize = 64
+	opt.FlushInterval = time.Hour // no drain but Close's
+	w, err := NewAsync(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := w.shards[0].Load()
+	if _, ok := w.Reserve(maxShards); ok {
+		t.Fatal("a slot for a P beyond the table")
+	}
+	if w.shards[maxShards-1].Load() == nil {
+		if _, ok := w.Reserve(maxShards - 1); ok {
+			t.Fatal("a slot for a P without a queue")
+		}
+	}
+	var want []Record
+	for i := 0; ; i++ {
+		sl, ok := w.Reserve(0)
+		if !ok {
+			if uint64(i) != s.wakeAt {
+				t.Fatalf("Reserve refused at fill %d, the wake mark is %d", i, s.wakeAt)
+			}
+			break
+		}
+		r := Record{Probe: 7, Flags: FlagError | FlagSize, EOI: uint32(i), ESS: 2, Trace: 9, GID: 11, TIn: int64(100 + i), TOut: int64(150 + 2*i), Size: int64(i)}
+		*sl.R = r
+		sl.Commit()
+		want = append(want, r)
+	}
+	// At the mark Append takes the record and asks for the wake.
+	if ok, wake := w.Append(0, 7, 0, 99, 0, 9, 11, 1000, 1001, 0); !ok || !wake {
+		t.Fatalf("Append at the wake mark: ok %v, wake %v", ok, wake)
+	}
+	want = append(want, Record{Probe: 7, EOI: 99, Trace: 9, GID: 11, TIn: 1000, TOut: 1001})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.Reserve(0); ok {
+		t.Fatal("a slot in a closed writer")
+	}
+	got := readFile(t, opt.Path).records
+	if len(got) != len(want) {
+		t.Fatalf("file holds %d records, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("record %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -211,6 +211,34 @@ func (w *Async) Append(pid int, probe uint32, flags Flags, eoi, ess uint32, trac
 	return true, h-seen == s.wakeAt
 }
 
+// Slot is a record's place in a P's queue, reserved by Reserve: the caller
+// sets every field of R and calls Commit.
+type Slot struct {
+	R *Record
+	s *shard
+	h uint64
+}
+
+// Reserve is Append's common case, small enough to inline into the caller,
+// which then stores the record's fields in place (no call, no arguments to
+// pass): the slot of the next record in the queue of P pid, when the writer
+// is open, the P has a queue and the queue is below its wake mark by the
+// tail last seen. Otherwise ok is false and the caller, still pinned, calls
+// Append, which reads the real tail and decides the wake and a full queue.
+func (w *Async) Reserve(pid int) (Slot, bool) {
+	if uint(pid) < maxShards {
+		if s := w.shards[pid].Load(); s != nil && !w.closed.Load() {
+			if h := s.head.Load(); h-s.tailSeen.Load() < s.wakeAt {
+				return Slot{&s.buf[h&s.mask], s, h}, true
+			}
+		}
+	}
+	return Slot{}, false
+}
+
+// Commit hands the record in the slot to the writer.
+func (sl Slot) Commit() { publish(&sl.s.head, sl.h+1) }
+
 // Wake makes sure the writer goroutine drains the queues (Append asked for it).
 func (w *Async) Wake() {
 	w.signal()

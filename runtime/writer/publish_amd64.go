@@ -20,9 +20,10 @@ import (
 // (publish_other.go).
 func publish(p *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(p)) = v }
 
-// setOwn stores v into *p, a word that only the producer of one queue writes
-// and reads (shard.tailSeen). Producers that take turns on a P are ordered
-// by the scheduler, so a plain store is enough; atomic.Store would be an
-// XCHG, a full barrier, at every record from the wake mark on. The race
-// detector cannot see that order (publish_other.go stores atomically).
+// setOwn stores v into *p, a word that only the producer pinned to one P
+// writes (shard.tailSeen, Null's per-P counts; others may load it). Producers
+// that take turns on a P are ordered by the scheduler, so a plain store is
+// enough (an aligned 8-byte store is never seen torn); atomic.Store would be
+// an XCHG, a full barrier, at every record. The race detector cannot see
+// that order (publish_other.go stores atomically).
 func setOwn(p *atomic.Uint64, v uint64) { *(*uint64)(unsafe.Pointer(p)) = v }

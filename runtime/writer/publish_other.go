@@ -8,7 +8,7 @@ import "sync/atomic"
 // publish_amd64.go.
 func publish(p *atomic.Uint64, v uint64) { p.Store(v) }
 
-// setOwn stores v into *p, a word that only the producer of one queue writes
-// and reads; see publish_amd64.go. Atomic here, so that the race detector
+// setOwn stores v into *p, a word that only the producer pinned to one P
+// writes; see publish_amd64.go. Atomic here, so that the race detector
 // sees the order between producers that take turns on a P.
 func setOwn(p *atomic.Uint64, v uint64) { p.Store(v) }

@@ -123,6 +123,13 @@ func TestNull(t *testing.T) {
 	if st := n.Stats(); st.Written != 8000 {
 		t.Fatalf("Null counted %d, want 8000", st.Written)
 	}
+	// Ps from 64 on share a counter (Write pins; here nothing else runs).
+	for _, pid := range []int{0, 63, 64, 1023} {
+		n.WritePinned(pid)
+	}
+	if st := n.Stats(); st.Written != 8004 {
+		t.Fatalf("Null counted %d after 4 WritePinned, want 8004", st.Written)
+	}
 	var nilAsync *Async
 	nilAsync.Write(&Record{})
 	nilAsync.Define(ProbeDef{})
