@@ -16,8 +16,11 @@
 //     producer whose ring reaches a quarter starts it; it exits when the rings
 //     are drained) and the periodic flush runs on a timer, so no goroutine of
 //     the writer is left waiting where a program's goroutine-leak checks would
-//     see it. A producer that is pinned already (the monitor's fine exit) hands
-//     a record's fields to [Async.Append] instead. When a ring is full, [Block]
+//     see it. A producer that is pinned already (the monitor's fine exit)
+//     stores a record's fields into the slot [Async.Reserve] gives (inlined:
+//     no call) and publishes it with [Slot.Commit], or, from the ring's wake
+//     mark on, hands them to [Async.Append], which decides the wake and a full
+//     ring. When a ring is full, [Block]
 //     (the default) makes the producer drain part of its own ring (an assist:
 //     it encodes and writes 1,024 records, as Sync does, instead of waiting for
 //     the writer goroutine to get a CPU), and [Drop] discards the record and
@@ -27,7 +30,8 @@
 //   - [Sync] (NewSync): Write encodes under a lock and writes the chunk it fills.
 //     Nothing is dropped for lack of room; the producer pays for encoding and for
 //     the occasional write. Kieker found it the better choice on a single core.
-//   - [Null]: discards and counts (MooBench's "collecting" configuration).
+//   - [Null]: discards and counts (MooBench's "collecting" configuration); a
+//     pinned producer counts with [Null.WritePinned].
 //
 // # Contract
 //
