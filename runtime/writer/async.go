@@ -211,8 +211,9 @@ func (w *Async) Append(pid int, probe uint32, flags Flags, eoi, ess uint32, trac
 	return true, h-seen == s.wakeAt
 }
 
-// Slot is a record's place in a P's queue, reserved by Reserve: the caller
-// sets every field of R and calls Commit.
+// Slot is a record's place in a P's queue, reserved by Reserve: the caller,
+// still pinned to that P, sets every field of R and calls Commit once. Only a
+// Slot that Reserve returned with ok may be committed.
 type Slot struct {
 	R *Record
 	s *shard
