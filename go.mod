@@ -1,25 +1,25 @@
 module github.com/tigrisgo/tigris
 
-go 1.23.0
+go 1.22.0
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/dave/dst v0.27.4
-	github.com/google/pprof v0.0.0-20250630185457-6e76a2b096b5
+	github.com/google/pprof v0.0.0-20240227163752-401108e1b7e7
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
 	github.com/tigrisgo/tigris/runtime v0.0.0
-	go.opentelemetry.io/proto/slim/otlp v1.7.1
+	go.opentelemetry.io/proto/otlp v1.5.0
 	go.yaml.in/yaml/v3 v3.0.6
-	golang.org/x/tools v0.36.0
-	google.golang.org/protobuf v1.36.12
+	golang.org/x/tools v0.30.0
+	google.golang.org/protobuf v1.36.7
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	golang.org/x/mod v0.27.0 // indirect
-	golang.org/x/sync v0.16.0 // indirect
+	golang.org/x/mod v0.23.0 // indirect
+	golang.org/x/sync v0.11.0 // indirect
 )
 
 // Development: the runtime module of this checkout. A release tags runtime/vX.Y.Z

@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/internal/sorted"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/pointcut"
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -382,7 +382,7 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func sortedMetrics() []string { return slices.Sorted(maps.Keys(dsl.Metrics)) }
+func sortedMetrics() []string { return sorted.Keys(dsl.Metrics) }
 
 func TestErrorListText(t *testing.T) {
 	_, err := Parse("t.yaml", []byte("writer:\n  queue: 0\n  flush: 0s\n  mode: x\n"))

@@ -1,11 +1,10 @@
 package config
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tigrisgo/tigris/internal/sorted"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 )
 
@@ -23,7 +22,7 @@ func (d *decoder) checkAnalysis() {
 		}
 		if m := a.Metrics[name]; dsl.Metrics[m].Name == "" {
 			n := d.where["analysis.metrics."+name].node
-			d.errorf(n, "analysis.metrics."+name, "unknown metric %q (%s)", m, suggest(m, slices.Sorted(maps.Keys(dsl.Metrics))))
+			d.errorf(n, "analysis.metrics."+name, "unknown metric %q (%s)", m, suggest(m, sorted.Keys(dsl.Metrics)))
 		}
 	}
 	if d.criteria == nil {
@@ -48,7 +47,7 @@ func (d *decoder) checkAnalysis() {
 		}
 		d.errs = append(d.errs, &Error{File: d.src.name, Line: line, Col: col, Key: "analysis.criteria",
 			Msg: "criterion " + strconv.Quote(c) + " has no metric (bind one in analysis.metrics: " +
-				strings.Join(slices.Sorted(maps.Keys(dsl.Metrics)), ", ") + ")"})
+				strings.Join(sorted.Keys(dsl.Metrics), ", ") + ")"})
 	}
 }
 

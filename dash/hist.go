@@ -87,7 +87,8 @@ func (h *hist) quantile(q float64) float64 {
 	if h.exact != nil {
 		xs := h.exact
 		if !h.sorted {
-			xs = slices.Sorted(slices.Values(xs)) // a copy: readers may share h
+			xs = slices.Clone(xs) // a copy: readers may share h
+			slices.Sort(xs)
 		}
 		return float64(xs[rank-1])
 	}

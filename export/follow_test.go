@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/gob"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -24,7 +25,11 @@ func fileRecords(t *testing.T, path string) []writer.Record {
 	}
 	defer f.Close()
 	var recs []writer.Record
-	for it, err := range writer.NewReader(f).All() {
+	for rd := writer.NewReader(f); ; {
+		it, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +204,11 @@ func TestDamagedAndConcatenatedFile(t *testing.T) {
 	var keys []string
 	var stream uint64
 	streams := map[uint64]bool{}
-	for it, err := range writer.NewReader(f).All() {
+	for rd := writer.NewReader(f); ; {
+		it, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

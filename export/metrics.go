@@ -15,10 +15,9 @@ import (
 	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 
-	colmetricspb "go.opentelemetry.io/proto/slim/otlp/collector/metrics/v1"
-	commonpb "go.opentelemetry.io/proto/slim/otlp/common/v1"
-	metricspb "go.opentelemetry.io/proto/slim/otlp/metrics/v1"
-	resourcepb "go.opentelemetry.io/proto/slim/otlp/resource/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 )
 
 // The coarse statistics become OTLP metrics, cumulative since the program
@@ -199,7 +198,9 @@ func (m *metricsPoller) poll(ctx context.Context) ([]byte, error) {
 }
 
 // metricsRequest maps one poll of the admin endpoint to an OTLP request.
-func metricsRequest(res []kv, version string, start, now uint64, h *admin.Health, stats *admin.StatsList, w *admin.WriterState) *colmetricspb.ExportMetricsServiceRequest {
+// MetricsData is ExportMetricsServiceRequest on the wire (OTLP says so), and
+// its package needs no gRPC.
+func metricsRequest(res []kv, version string, start, now uint64, h *admin.Health, stats *admin.StatsList, w *admin.WriterState) *metricspb.MetricsData {
 	cum := metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE
 	dur := &metricspb.Histogram{AggregationTemporality: cum}
 	sd := &metricspb.Gauge{}
@@ -257,7 +258,7 @@ func metricsRequest(res []kv, version string, start, now uint64, h *admin.Health
 			attrs = append(attrs, strAttr(a.key, a.s))
 		}
 	}
-	return &colmetricspb.ExportMetricsServiceRequest{ResourceMetrics: []*metricspb.ResourceMetrics{{
+	return &metricspb.MetricsData{ResourceMetrics: []*metricspb.ResourceMetrics{{
 		Resource: &resourcepb.Resource{Attributes: attrs},
 		ScopeMetrics: []*metricspb.ScopeMetrics{{
 			Scope:     &commonpb.InstrumentationScope{Name: ScopeName, Version: version},

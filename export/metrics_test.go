@@ -10,7 +10,7 @@ import (
 	"github.com/tigrisgo/tigris/export/otlptest"
 	"github.com/tigrisgo/tigris/internal/admintest"
 
-	metricspb "go.opentelemetry.io/proto/slim/otlp/metrics/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 )
 
 // TestMetricsFromAdmin polls an admin endpoint that has a token (reading

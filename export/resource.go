@@ -3,11 +3,11 @@ package export
 import (
 	"crypto/sha1"
 	"fmt"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
 // Resource attributes (semantic conventions 1.37.0): service.name,
@@ -72,7 +72,7 @@ func resourceAttrs(o *Options, host, hostName string, pid int, binary string) []
 		attrs["process.pid"] = kv{key: "process.pid", i: int64(pid), isInt: true}
 	}
 	out := make([]kv, 0, len(attrs))
-	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+	for _, k := range sorted.Keys(attrs) {
 		out = append(out, attrs[k])
 	}
 	return out

@@ -16,9 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
-	coltracepb "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Sending follows the OTLP/HTTP specification: POST of a binary protobuf
@@ -238,18 +236,67 @@ func retryAfter(v string) time.Duration {
 
 // tracesRejected reads partial_success.rejected_spans from a trace reply.
 func tracesRejected(reply []byte) (int64, error) {
-	if len(reply) == 0 {
-		return 0, nil
-	}
-	var r coltracepb.ExportTraceServiceResponse
-	if err := proto.Unmarshal(reply, &r); err != nil {
+	rejected, msg, ok := partialSuccess(reply)
+	if !ok {
 		return 0, nil // a reply that is not protobuf (a proxy's text): accepted
 	}
-	ps := r.GetPartialSuccess()
-	if ps.GetRejectedSpans() > 0 || ps.GetErrorMessage() != "" {
-		return ps.GetRejectedSpans(), errors.New("partial success: " + ps.GetErrorMessage())
+	if rejected > 0 || msg != "" {
+		return rejected, errors.New("partial success: " + msg)
 	}
 	return 0, nil
+}
+
+// partialSuccess reads an OTLP export response (ExportTraceServiceResponse
+// and its metrics and logs twins): partial_success (field 1), and in it the
+// count of rejected items (1) and error_message (2). The response is read
+// with protowire, as the requests are written: the generated response types
+// live in the protocol module's collector packages, which import gRPC. ok is
+// false when reply is not protobuf. In one pass, without allocating but the
+// message.
+func partialSuccess(reply []byte) (rejected int64, msg string, ok bool) {
+	ok = eachField(reply, func(num protowire.Number, typ protowire.Type, v []byte) bool {
+		if num != 1 || typ != protowire.BytesType {
+			return true
+		}
+		// A message field seen twice is merged: the later values win.
+		return eachField(v, func(num protowire.Number, typ protowire.Type, v []byte) bool {
+			switch {
+			case num == 1 && typ == protowire.VarintType:
+				n, _ := protowire.ConsumeVarint(v)
+				rejected = int64(n)
+			case num == 2 && typ == protowire.BytesType:
+				msg = string(v)
+			}
+			return true
+		})
+	})
+	return rejected, msg, ok
+}
+
+// eachField calls f with each field of the protobuf message b: its number,
+// its wire type and its encoded value (a length-delimited value without its
+// length). It reports false when b is malformed or f returns false.
+func eachField(b []byte, f func(protowire.Number, protowire.Type, []byte) bool) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		m := protowire.ConsumeFieldValue(num, typ, b)
+		if m < 0 {
+			return false
+		}
+		v := b[:m]
+		if typ == protowire.BytesType {
+			v, _ = protowire.ConsumeBytes(v)
+		}
+		if !f(num, typ, v) {
+			return false
+		}
+		b = b[m:]
+	}
+	return true
 }
 
 // excerpt is the start of a reply body for a message.

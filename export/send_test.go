@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	coltracepb "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/tigrisgo/tigris/export/otlptest"
 )
@@ -27,7 +28,7 @@ func front(t *testing.T, r *otlptest.Receiver, reply func(n int, spans int) (sta
 	n := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
-		var m coltracepb.ExportTraceServiceRequest
+		var m tracepb.TracesData
 		proto.Unmarshal(b, &m)
 		spans := 0
 		for _, rs := range m.ResourceSpans {
@@ -101,7 +102,7 @@ func TestTooLarge(t *testing.T) {
 // as not delivered, the rest as sent.
 func TestPartialSuccess(t *testing.T) {
 	r := otlptest.New(t)
-	reply, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 3, ErrorMessage: "3 spans too old"}})
+	reply := partialSuccessReply(3, "3 spans too old")
 	url := front(t, r, func(n, _ int) (int, http.Header, []byte) {
 		if n == 1 {
 			return http.StatusOK, http.Header{"Content-Type": {"application/x-protobuf"}}, reply
@@ -156,5 +157,43 @@ func TestRetryAfter(t *testing.T) {
 	}
 	if d := retryAfter(time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)); d < 28*time.Second || d > 30*time.Second {
 		t.Errorf("Retry-After as a date 30s ahead: %s", d)
+	}
+}
+
+// partialSuccessReply encodes ExportTraceServiceResponse{partial_success:
+// {rejected_spans, error_message}} by the field numbers of
+// opentelemetry/proto/collector/trace/v1/trace_service.proto.
+func partialSuccessReply(rejected int64, msg string) []byte {
+	ps := protowire.AppendTag(nil, 1, protowire.VarintType)
+	ps = protowire.AppendVarint(ps, uint64(rejected))
+	ps = protowire.AppendTag(ps, 2, protowire.BytesType)
+	ps = protowire.AppendString(ps, msg)
+	b := protowire.AppendTag(nil, 1, protowire.BytesType)
+	return protowire.AppendBytes(b, ps)
+}
+
+// TestPartialSuccessDecode: the reply's fields are found however they are
+// ordered or repeated, unknown fields are skipped, and what is not protobuf
+// is not read.
+func TestPartialSuccessDecode(t *testing.T) {
+	unknown := protowire.AppendVarint(protowire.AppendTag(nil, 9, protowire.VarintType), 7)
+	for _, c := range []struct {
+		name     string
+		reply    []byte
+		rejected int64
+		msg      string
+		ok       bool
+	}{
+		{"empty (full success)", nil, 0, "", true},
+		{"partial", partialSuccessReply(3, "too old"), 3, "too old", true},
+		{"unknown fields around", append(append(unknown, partialSuccessReply(5, "x")...), unknown...), 5, "x", true},
+		{"merged twice", append(partialSuccessReply(1, "a"), partialSuccessReply(2, "b")...), 2, "b", true},
+		{"text", []byte("Bad Gateway"), 0, "", false},
+		{"truncated", partialSuccessReply(3, "too old")[:5], 0, "", false},
+	} {
+		rejected, msg, ok := partialSuccess(c.reply)
+		if ok != c.ok || (ok && (rejected != c.rejected || msg != c.msg)) {
+			t.Errorf("%s: %d, %q, %v; want %d, %q, %v", c.name, rejected, msg, ok, c.rejected, c.msg, c.ok)
+		}
 	}
 }

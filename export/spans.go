@@ -15,7 +15,7 @@ import (
 // span, and the shipper must keep up with a million spans a second on one core.
 // What a probe contributes (name, code.* attributes) is encoded once per probe
 // and copied. The tests decode the bytes with the generated types of
-// go.opentelemetry.io/proto/slim/otlp to hold the encoder to the schema.
+// go.opentelemetry.io/proto/otlp to hold the encoder to the schema.
 
 // Field numbers of opentelemetry/proto/trace/v1/trace.proto and common.proto.
 const (

@@ -6,8 +6,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	coltracepb "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/slim/otlp/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/tigrisgo/tigris/export/otlptest"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -48,7 +47,7 @@ func TestSpanEncoding(t *testing.T) {
 	}
 	head, tail := wrapSpans(st.resource, encodeScope("v1.2.3"), len(spans))
 	body := append(append(append([]byte(nil), head...), spans...), tail...)
-	var req coltracepb.ExportTraceServiceRequest
+	var req tracepb.TracesData
 	if err := proto.Unmarshal(body, &req); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +146,7 @@ func TestSpanEncodingLinks(t *testing.T) {
 		spans = appendSpan(spans, st, &recs[i])
 	}
 	head, tail := wrapSpans(st.resource, encodeScope("v1"), len(spans))
-	var req coltracepb.ExportTraceServiceRequest
+	var req tracepb.TracesData
 	if err := proto.Unmarshal(append(append(append([]byte(nil), head...), spans...), tail...), &req); err != nil {
 		t.Fatal(err)
 	}

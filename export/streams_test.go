@@ -17,7 +17,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	coltracepb "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -66,7 +66,7 @@ func TestEndedStreamsReleased(t *testing.T) {
 	var spans atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		b, _ := io.ReadAll(req.Body)
-		var m coltracepb.ExportTraceServiceRequest
+		var m tracepb.TracesData
 		if err := proto.Unmarshal(b, &m); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return

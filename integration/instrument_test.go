@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,7 +123,11 @@ func checkFineTrace(t *testing.T, path string) {
 	panics, errs := 0, 0
 	gids := map[uint64]bool{}
 	var records []writer.Record
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +306,11 @@ func TestMainPackagePattern(t *testing.T) {
 	}
 	defer r.Close()
 	var recorded []string
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,11 @@ func TestGoroutineTracesLinked(t *testing.T) {
 	var b writer.TraceBuilder
 	var links []writer.Link
 	var spawn, fib uint32
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,7 +99,11 @@ func traceTotals(t *testing.T, pattern string) (depth, records, lost uint64, fil
 		if err != nil {
 			t.Fatalf("reading %s: %v", p, err)
 		}
-		for it, err := range r.All() {
+		for {
+			it, err := r.Next()
+			if err == io.EOF {
+				break
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -124,7 +124,11 @@ func AggregateTrace(path string) ([]monitor.Stats, error) {
 		return a
 	}
 	var from, to int64 = math.MaxInt64, math.MinInt64
-	for item, err := range r.All() {
+	for {
+		item, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}

@@ -2,17 +2,17 @@ package rewriter
 
 import (
 	"flag"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -90,7 +90,7 @@ func runGolden(t *testing.T, archive, outDir string) {
 				ar.Files = append(ar.Files, f)
 			}
 		}
-		for _, name := range slices.Sorted(maps.Keys(got)) {
+		for _, name := range sorted.Keys(got) {
 			ar.Files = append(ar.Files, txtar.File{Name: "want/" + name, Data: []byte(got[name])})
 		}
 		writeFile(t, archive, string(txtar.Format(ar)))

@@ -5,11 +5,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +15,7 @@ import (
 
 	"github.com/tigrisgo/tigris/config"
 	"github.com/tigrisgo/tigris/goflags"
+	"github.com/tigrisgo/tigris/internal/sorted"
 	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
@@ -207,7 +206,7 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	list := slices.Sorted(maps.Keys(pkgs))
+	list := sorted.Keys(pkgs)
 	var out []byte
 	run := func(args, list []string) error {
 		args = append(args, opts.BuildFlags...)

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -21,6 +19,8 @@ import (
 	"github.com/tigrisgo/tigris/export"
 	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/traceconv"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
 // DemoOptions are the knobs of Demo; `tigris demo`'s flags set them.
@@ -326,7 +326,7 @@ func shortSig(s string) string {
 // errorStatuses renders the non-2xx statuses, e.g. "(404: 30, 400: 5)".
 func errorStatuses(m map[int]int64) string {
 	var parts []string
-	for _, code := range slices.Sorted(maps.Keys(m)) {
+	for _, code := range sorted.Keys(m) {
 		if code < 200 || code > 299 {
 			parts = append(parts, fmt.Sprintf("%d: %d", code, m[code]))
 		}

@@ -6,14 +6,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/internal/sorted"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
@@ -146,7 +145,7 @@ func (c *ctl) printAnalysis(a *settings.Analysis) error {
 		"window\t" + a.Window.String(),
 		"budget\t" + settings.FormatPercent(a.Budget),
 	}
-	for _, k := range slices.Sorted(maps.Keys(a.Metrics)) {
+	for _, k := range sorted.Keys(a.Metrics) {
 		rows = append(rows, "metric "+k+"\t"+a.Metrics[k])
 	}
 	return c.table("SETTING\tVALUE", rows)

@@ -13,10 +13,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	colmetricspb "go.opentelemetry.io/proto/slim/otlp/collector/metrics/v1"
-	coltracepb "go.opentelemetry.io/proto/slim/otlp/collector/trace/v1"
-	commonpb "go.opentelemetry.io/proto/slim/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/slim/otlp/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // Receiver is an OTLP/HTTP receiver. While Status is set (non-zero) it
@@ -36,7 +35,7 @@ type Receiver struct {
 	dups      int
 	requests  int
 	refused   int
-	metrics   []*colmetricspb.ExportMetricsServiceRequest
+	metrics   []*metricspb.MetricsData
 }
 
 // New starts a Receiver, closed when the test ends.
@@ -79,7 +78,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.requests++
 	switch req.URL.Path {
 	case "/v1/traces":
-		var m coltracepb.ExportTraceServiceRequest
+		var m tracepb.TracesData // ExportTraceServiceRequest on the wire
 		if err := proto.Unmarshal(b, &m); err != nil {
 			r.t.Errorf("receiver: bad trace request: %v", err)
 			http.Error(w, err.Error(), 400)
@@ -98,11 +97,10 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 				}
 			}
 		}
-		reply, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+		// An empty ExportTraceServiceResponse: no partial success.
 		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.Write(reply)
 	case "/v1/metrics":
-		var m colmetricspb.ExportMetricsServiceRequest
+		var m metricspb.MetricsData // ExportMetricsServiceRequest on the wire
 		if err := proto.Unmarshal(b, &m); err != nil {
 			r.t.Errorf("receiver: bad metrics request: %v", err)
 			http.Error(w, err.Error(), 400)
@@ -140,10 +138,10 @@ func (r *Receiver) Spans() map[string]Span {
 }
 
 // Metrics returns the metric requests received, oldest first.
-func (r *Receiver) Metrics() []*colmetricspb.ExportMetricsServiceRequest {
+func (r *Receiver) Metrics() []*metricspb.MetricsData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*colmetricspb.ExportMetricsServiceRequest(nil), r.metrics...)
+	return append([]*metricspb.MetricsData(nil), r.metrics...)
 }
 
 // Requests returns the requests decoded and the requests refused (Status).

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tigrisgo/tigris/internal/sorted"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -331,7 +331,7 @@ func ParseTestJSON(rd io.Reader) (map[string]string, []byte, error) {
 	}
 	var failed bytes.Buffer
 	failed.Write(other.Bytes())
-	for _, k := range slices.Sorted(maps.Keys(verdicts)) {
+	for _, k := range sorted.Keys(verdicts) {
 		if verdicts[k] == "fail" && outputs[k] != nil {
 			fmt.Fprintf(&failed, "--- %s\n%s", k, outputs[k].Bytes())
 		}
@@ -359,7 +359,7 @@ func Compare(plain, inst map[string]string) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: plain %s, instrumented %s", k, p, i))
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(inst)) {
+	for _, k := range sorted.Keys(inst) {
 		if _, ok := plain[k]; ok {
 			continue
 		}
@@ -405,9 +405,9 @@ func (r *Runner) Retry(ctx context.Context, s Suite, diffs []string, attempts in
 		byPkg[pkg][top] = true
 	}
 	settled := map[string]bool{}
-	for _, pkg := range slices.Sorted(maps.Keys(byPkg)) {
+	for _, pkg := range sorted.Keys(byPkg) {
 		var names []string
-		for _, t := range slices.Sorted(maps.Keys(byPkg[pkg])) {
+		for _, t := range sorted.Keys(byPkg[pkg]) {
 			names = append(names, regexp.QuoteMeta(t))
 		}
 		one := Suite{Name: s.Name, Packages: []string{pkg}}
@@ -470,7 +470,7 @@ func (s Suite) Unexpected(diffs []string) (unexpected, missing []string) {
 			k = k[:i]
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.Expected)) {
+	for _, k := range sorted.Keys(s.Expected) {
 		if !occurred[k] {
 			missing = append(missing, k)
 		}
@@ -520,7 +520,11 @@ func ReadTraces(dir string) (*TraceStats, error) {
 		}
 		seen := map[uint32]bool{}
 		var n int
-		for it, err := range rd.All() {
+		for {
+			it, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
 			if err != nil {
 				rd.Close()
 				return nil, fmt.Errorf("reading %s: %w", f, err)

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -212,7 +213,11 @@ func readTrace(t *testing.T, path string) traceFiles {
 	}
 	defer r.Close()
 	f := traceFiles{probes: map[uint32]*writer.ProbeDef{}}
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

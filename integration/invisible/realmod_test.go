@@ -2,6 +2,7 @@ package invisible
 
 import (
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -167,7 +168,11 @@ func anyRecord(t *testing.T, dir string) bool {
 		if err != nil {
 			t.Fatalf("reading %s: %v", f, err)
 		}
-		for it, err := range r.All() {
+		for {
+			it, err := r.Next()
+			if err == io.EOF {
+				break
+			}
 			if err != nil {
 				t.Fatalf("reading %s: %v", f, err)
 			}

@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,7 +179,11 @@ func TestAnalyzerUnderLoad(t *testing.T) {
 	defer r.Close()
 	probes := map[uint32]string{}
 	records := 0
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package service
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,7 +88,11 @@ func TestDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,11 +6,12 @@ import (
 	"io"
 	"maps"
 	"math/bits"
-	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
 // Stats describes a run so far (in Progress) or a finished run (from Run).
@@ -81,7 +82,7 @@ func (s Stats) String() string {
 	fmt.Fprintf(&b, "), %d errors", s.Errors)
 	if errs := s.ErrorsByStatus(); len(errs) > 0 {
 		b.WriteString(" (")
-		for i, code := range slices.Sorted(maps.Keys(errs)) {
+		for i, code := range sorted.Keys(errs) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -103,7 +104,7 @@ func (s Stats) String() string {
 func (s Stats) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "endpoint\trequests\terrors\tmean\tp50\tp95\tp99\tmax\t")
-	keys := slices.SortedFunc(maps.Keys(s.Endpoints), func(a, b string) int {
+	keys := sorted.KeysFunc(s.Endpoints, func(a, b string) int {
 		return cmp.Or(cmp.Compare(s.Endpoints[b].Requests, s.Endpoints[a].Requests), cmp.Compare(a, b))
 	})
 	row := func(name string, n, errs int64, l Latency) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,7 +281,11 @@ func CountRecords(t *testing.T, path string) int {
 	}
 	defer r.Close()
 	n := 0
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +305,11 @@ func RecordsBy(t *testing.T, path string, key func(*writer.ProbeDef) string) map
 	}
 	defer r.Close()
 	n := map[string]int{}
-	for it, err := range r.All() {
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
