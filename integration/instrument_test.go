@@ -7,12 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/runtime/writer"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
 // TestInstrumentedProgram is the milestone: a program built with tigris runs
@@ -53,7 +54,7 @@ func TestInstrumentedProgram(t *testing.T) {
 	}
 	for sig, w := range want {
 		if got, ok := stats[sig]; !ok {
-			t.Errorf("no statistics for %s; have:\n%s", sig, strings.Join(sortedKeys(stats), "\n"))
+			t.Errorf("no statistics for %s; have:\n%s", sig, strings.Join(sorted.Keys(stats), "\n"))
 		} else if got != w {
 			t.Errorf("%s: %s, want %s", sig, got, w)
 		}
@@ -69,7 +70,7 @@ func TestInstrumentedProgram(t *testing.T) {
 		t.Errorf("Nap's mean duration %.0f ns; it slept 3 and 5 ms", napMean)
 	}
 	if _, ok := stats["example.com/itest.main()"]; !ok {
-		t.Errorf("main.main has no probe; have:\n%s", strings.Join(sortedKeys(stats), "\n"))
+		t.Errorf("main.main has no probe; have:\n%s", strings.Join(sorted.Keys(stats), "\n"))
 	}
 
 	checkFineTrace(t, filepath.Join(dir, "out-fine.tgr"))
@@ -98,15 +99,6 @@ func statLines(out string) map[string]string {
 		m[rest[:i]] = rest[i+1:]
 	}
 	return m
-}
-
-func sortedKeys(m map[string]string) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // checkFineTrace reads the fine-mode trace back: every call is a record, the

@@ -3,12 +3,13 @@ package queryout
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/tigrisgo/tigris/runtime/query"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
 // Printer receives a query's output: schemas before their first row, rows,
@@ -45,7 +46,7 @@ func (j *JSON) End(reason string, stats map[string]uint64) error {
 	b := append(j.b[:0], `{"end":`...)
 	b = appendQuoted(b, reason)
 	b = append(b, `,"stats":{`...)
-	for i, k := range sortedKeys(stats) {
+	for i, k := range sorted.Keys(stats) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -185,20 +186,11 @@ func (t *Table) End(reason string, stats map[string]uint64) error {
 		}
 	}
 	var parts []string
-	for _, k := range sortedKeys(stats) {
+	for _, k := range sorted.Keys(stats) {
 		if stats[k] != 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, stats[k]))
 		}
 	}
 	_, err := fmt.Fprintf(t.W, "-- %s (%s)\n", reason, strings.Join(parts, ", "))
 	return err
-}
-
-func sortedKeys(m map[string]uint64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -187,28 +187,38 @@ func (w *Async) push(r *Record) (pid int, ok bool) {
 // fields come in registers and are stored in the queue's slot: a Record
 // built by the caller would be stored twice and copied.
 func (w *Async) Append(pid int, probe uint32, flags Flags, eoi, ess uint32, trace, gid uint64, tin, tout, size int64) (ok, wake bool) {
-	if uint(pid) >= maxShards || w.closed.Load() {
-		return false, false
-	}
-	s := w.shards[pid].Load()
-	if s == nil {
-		return false, false
-	}
-	h := s.head.Load()
-	seen := s.tailSeen.Load()
-	if h-seen >= s.wakeAt {
-		seen = s.tail.Load()
-		setOwn(&s.tailSeen, seen)
-		if h-seen > s.mask {
+	sl, ok := w.Reserve(pid)
+	if !ok {
+		if sl, wake, ok = w.reserveFromMark(pid); !ok {
 			return false, false
 		}
 	}
-	r := &s.buf[h&s.mask]
+	r := sl.R
 	r.Probe, r.Flags, r.EOI, r.ESS = probe, flags, eoi, ess
 	r.Trace, r.GID, r.TIn, r.TOut, r.Size = trace, gid, tin, tout, size
-	publish(&s.head, h+1)
-	// Equal to the mark only if the real tail was just read.
-	return true, h-seen == s.wakeAt
+	sl.Commit()
+	return true, wake
+}
+
+// reserveFromMark is Reserve where the queue looks filled to its wake mark
+// by the tail last seen: it reads the consumer's tail, and refuses the slot
+// when the queue is really full (or the writer closed, or the P has no
+// queue). wake reports that this record fills the queue exactly to its mark,
+// so that one producer wakes the writer once per filling.
+func (w *Async) reserveFromMark(pid int) (sl Slot, wake, ok bool) {
+	if uint(pid) >= maxShards || w.closed.Load() {
+		return Slot{}, false, false
+	}
+	s := w.shards[pid].Load()
+	if s == nil {
+		return Slot{}, false, false
+	}
+	h, seen := s.head.Load(), s.tail.Load()
+	setOwn(&s.tailSeen, seen)
+	if h-seen > s.mask {
+		return Slot{}, false, false
+	}
+	return Slot{&s.buf[h&s.mask], s, h}, h-seen == s.wakeAt, true
 }
 
 // Slot is a record's place in a P's queue, reserved by Reserve: the caller,
@@ -225,7 +235,8 @@ type Slot struct {
 // pass): the slot of the next record in the queue of P pid, when the writer
 // is open, the P has a queue and the queue is below its wake mark by the
 // tail last seen. Otherwise ok is false and the caller, still pinned, calls
-// Append, which reads the real tail and decides the wake and a full queue.
+// Append, which reads the real tail and decides the wake and a full queue
+// (reserveFromMark).
 func (w *Async) Reserve(pid int) (Slot, bool) {
 	if uint(pid) < maxShards {
 		if s := w.shards[pid].Load(); s != nil && !w.closed.Load() {
