@@ -121,7 +121,11 @@ func (r *resolver) list(args []string) *resolution {
 	out, err := run(args)
 	if err != nil {
 		msg := fmt.Sprintf("go %s: %v", strings.Join(args, " "), err)
-		if s := err.Error(); strings.Contains(s, "provides package") || strings.Contains(s, "providing package") || strings.Contains(s, "not a known dependency") {
+		switch s := err.Error(); {
+		case strings.Contains(s, "missing go.sum entry"):
+			msg += "\n\tgo.sum lacks checksums of the monitor runtime's packages or of what they import: " +
+				"run go get " + runtimeModule + "/...@VERSION with the version go.mod requires (tigris init runs it), or go mod tidy"
+		case strings.Contains(s, "provides package") || strings.Contains(s, "providing package") || strings.Contains(s, "not a known dependency"):
 			msg += "\n\tthe module graph of this build must provide the monitor runtime that instrumented code imports: " +
 				"require " + runtimeModule + " in go.mod (tigris init does this) and, when vendoring, import it from a file of the main module so go mod vendor copies it"
 		}

@@ -275,3 +275,21 @@ func TestPGOProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveErrorHint: a failing nested go list gets the hint that fits its
+// cause. A missing go.sum entry is not a missing requirement: telling the user
+// to require the runtime (which go.mod already does) sent newcomers astray.
+func TestResolveErrorHint(t *testing.T) {
+	for _, c := range []struct{ goErr, want, not string }{
+		{"missing go.sum entry for module providing package github.com/alecthomas/participle/v2 (imported by github.com/tigrisgo/tigris/runtime/pointcut)",
+			"go get github.com/tigrisgo/tigris/runtime/...@VERSION", "require github.com"},
+		{"no required module provides package github.com/tigrisgo/tigris/runtime/monitor",
+			"require github.com/tigrisgo/tigris/runtime in go.mod", "go.sum"},
+	} {
+		r, _ := newTestResolver(t, t.TempDir(), "", errors.New("exit status 1\n"+c.goErr))
+		_, err := r.resolve([]string{"github.com/tigrisgo/tigris/runtime/monitor"})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(strings.SplitN(err.Error(), "\n\t", 2)[1], c.not) {
+			t.Errorf("go list failing with %q: the error is\n%v\nwant a hint with %q and without %q", c.goErr, err, c.want, c.not)
+		}
+	}
+}

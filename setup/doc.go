@@ -17,7 +17,7 @@
 // makes `go mod vendor` copy the runtime) without changing any build.
 //
 // The commands it runs are printed, and the same commands can be run by hand
-// (Commands returns them): `go get` of the runtime at the tigris version for a
+// (Commands returns them): `go get` of the runtime's packages at the tigris version for a
 // released tigris, and for a development build a replace to the checkout's
 // runtime directory followed by `go get`.
 package setup

@@ -95,7 +95,11 @@ func Run(ctx context.Context, opts Options) error {
 
 // Commands are the go commands (arguments after "go") that make the module
 // require the runtime: a go get at opts.Version, or, with opts.RuntimeDir, a
-// replace to that directory and a go get of the replaced version.
+// replace to that directory and a go get of the replaced version. The go get
+// names the module's packages (RuntimePackages), not the module: a go get of a
+// module path records only the go.mod checksums of its dependencies, and the
+// first instrumented build then fails on a missing go.sum entry for the
+// runtime's own imports (participle).
 func Commands(opts Options) ([][]string, error) {
 	if opts.RuntimeDir != "" {
 		abs, err := filepath.Abs(opts.RuntimeDir)
@@ -109,14 +113,19 @@ func Commands(opts Options) ([][]string, error) {
 		}
 		return [][]string{
 			{"mod", "edit", "-require=" + RuntimeModule + "@v0.0.0", "-replace=" + RuntimeModule + "=" + abs},
-			{"get", RuntimeModule + "@v0.0.0"},
+			{"get", RuntimePackages + "@v0.0.0"},
 		}, nil
 	}
 	if opts.Version == "" {
 		return nil, errors.New("no runtime version: this tigris is a development build; give --runtime with the runtime directory of its checkout")
 	}
-	return [][]string{{"get", RuntimeModule + "@" + opts.Version}}, nil
+	return [][]string{{"get", RuntimePackages + "@" + opts.Version}}, nil
 }
+
+// RuntimePackages is the pattern of every package of the runtime module, as
+// go get takes it: getting packages (not just the module) adds the checksums
+// of what they import to go.sum, and the module's requirements to go.mod.
+const RuntimePackages = RuntimeModule + "/..."
 
 // ImpliedGoLine is the go line the go command assumes for a go.mod without
 // one (https://go.dev/ref/mod#go-mod-file-go). A go command that writes such a

@@ -34,11 +34,13 @@ func newInitCmd() *cobra.Command {
  3. It makes go.mod require the runtime module ` + setup.RuntimeModule + `
     (a module of its own, with go 1.18: your go line does not change) at the
     version of this tigris:
-        go get ` + setup.RuntimeModule + `@<version>
+        go get ` + setup.RuntimePackages + `@<version>
     A development build of tigris (built from a checkout) requires the runtime of
     that checkout instead:
         go mod edit -require=` + setup.RuntimeModule + `@v0.0.0 -replace=` + setup.RuntimeModule + `=<checkout>/runtime
-        go get ` + setup.RuntimeModule + `@v0.0.0
+        go get ` + setup.RuntimePackages + `@v0.0.0
+    The go get names the runtime's packages (/...), so go.sum also gets the
+    checksums of what they import and the first build needs no go mod tidy.
     A go.mod without a go line (read as go 1.16) first gets "go 1.16" written
     down (go mod edit -go=1.16), since go get would write its own version.
     init prints the commands it runs; they work the same typed by hand. Drop the
