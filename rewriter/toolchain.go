@@ -42,12 +42,16 @@ func sameRelease(build, self, version string) error {
 	if !strings.HasPrefix(build, "go1.") || !strings.HasPrefix(self, "go1.") || release(build) == release(self) {
 		return nil
 	}
-	install := fmt.Sprintf("GOTOOLCHAIN=%s go install %s/cmd/tigris@%s", build, tigrisModule, version)
+	target, where := tigrisModule+"/cmd/tigris@"+version, ""
 	if version == "" {
-		install = fmt.Sprintf("GOTOOLCHAIN=%s go install ./cmd/tigris in tigris's checkout", build)
+		target, where = "./cmd/tigris", " in tigris's checkout"
 	}
-	return fmt.Errorf("tigris was built with %s, but this build compiles with %s; a tigris of one Go release cannot read the export data of another: rebuild tigris with the build's toolchain (%s)",
-		self, build, install)
+	install := fmt.Sprintf("GOTOOLCHAIN=%s go install %s%s", build, target, where)
+	// go install writes $GOBIN/tigris (else $GOPATH/bin/tigris): the tigris
+	// of the other release is gone then, unless the second goes elsewhere.
+	second := fmt.Sprintf("GOBIN=$HOME/go/bin/%s GOTOOLCHAIN=%s go install %s%s", release(build), build, target, where)
+	return fmt.Errorf("tigris was built with %s, but this build compiles with %s; a tigris of one Go release cannot read the export data of another: rebuild tigris with the build's toolchain (%s); that replaces the installed tigris (built with %s): to keep both, install the second into a directory of its own (%s) and run $HOME/go/bin/%s/tigris for %s builds",
+		self, build, install, release(self), second, release(build), release(build))
 }
 
 // moduleVersion is the version of the running tigris's module, "" for a
