@@ -1,11 +1,8 @@
 package invisible
 
 import (
-	"encoding/json"
 	"io"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,39 +103,10 @@ func runRealModule(t *testing.T, m realModule) {
 	t.Logf("%s (%s): go line %q kept, %d verdicts (%d pass) identical", m.path, m.exercises, line, len(plain), passed)
 }
 
-// copyModule copies the module's published source (fetched through the module
-// proxy into the module cache) into a writable directory named after its last
-// path element, as a clone would be.
+// copyModule is itest.CopyModule of m.
 func copyModule(t *testing.T, m realModule) string {
 	t.Helper()
-	out := itest.Go(t, t.TempDir(), nil, "mod", "download", "-json", m.path+"@"+m.version)
-	var info struct{ Dir string }
-	if err := json.Unmarshal([]byte(out), &info); err != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s@%s: %v\n%s", m.path, m.version, err, out)
-	}
-	dir := filepath.Join(t.TempDir(), path.Base(m.path))
-	err := filepath.WalkDir(info.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(info.Dir, p)
-		target := filepath.Join(dir, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !itest.FileExists(filepath.Join(dir, "go.mod")) {
-		t.Fatalf("%s@%s has no go.mod: a user would run go mod init first", m.path, m.version)
-	}
-	return dir
+	return itest.CopyModule(t, nil, m.path, m.version)
 }
 
 // testVerdicts runs `go test -json -count=1 ./...` (args name the command:

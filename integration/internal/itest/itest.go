@@ -2,12 +2,15 @@ package itest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	pathpkg "path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -320,4 +323,39 @@ func RecordsBy(t *testing.T, path string, key func(*writer.ProbeDef) string) map
 		}
 	}
 	return n
+}
+
+// CopyModule fetches module path@version through the module proxy (with
+// Env(env...)) and copies its files, writable, into a new directory named
+// after the module's last element: the module as a user who cloned it has it.
+func CopyModule(t *testing.T, env []string, path, version string) string {
+	t.Helper()
+	out := Go(t, t.TempDir(), env, "mod", "download", "-json", path+"@"+version)
+	var info struct{ Dir string }
+	if err := json.Unmarshal([]byte(out), &info); err != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s@%s: %v\n%s", path, version, err, out)
+	}
+	dir := filepath.Join(t.TempDir(), pathpkg.Base(path))
+	err := filepath.WalkDir(info.Dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(info.Dir, p)
+		target := filepath.Join(dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !FileExists(filepath.Join(dir, "go.mod")) {
+		t.Fatalf("%s@%s has no go.mod: a user would run go mod init first", path, version)
+	}
+	return dir
 }
