@@ -76,6 +76,11 @@ type Report struct {
 	Gaps         int64  // unreadable stretches the reader skipped
 	SkippedBytes int64
 	Torn         int64 // gaps that ran to the end of a file (a crash mid-write)
+	// NotTrace are the input files with nothing of a trace in them (not a
+	// trace file at all), and NotTraceBytes their size. Their bytes count in
+	// Gaps and SkippedBytes too, but they are no item of the output.
+	NotTrace      []string
+	NotTraceBytes int64
 
 	Links int64 // link items read: traces begun in a goroutine another trace started
 
@@ -104,8 +109,14 @@ func (r *Report) Warnings() []string {
 	if r.Lost > 0 || r.Losses > 0 {
 		w = append(w, fmt.Sprintf("the monitored program lost %d records (%d loss reports in the stream)", r.Lost, r.Losses))
 	}
-	if r.Gaps > 0 {
-		s := fmt.Sprintf("skipped %d unreadable bytes in %d places (corrupt or unfinished chunks)", r.SkippedBytes, r.Gaps)
+	for _, name := range r.NotTrace {
+		if name == "" {
+			name = "the input"
+		}
+		w = append(w, fmt.Sprintf("skipped %s: not a tigris trace file", name))
+	}
+	if gaps := r.Gaps - int64(len(r.NotTrace)); gaps > 0 {
+		s := fmt.Sprintf("skipped %d unreadable bytes in %d places (corrupt or unfinished chunks)", r.SkippedBytes-r.NotTraceBytes, gaps)
 		if r.Torn > 0 {
 			s += fmt.Sprintf("; %d at the end of a file, as a crash leaves it", r.Torn)
 		}
@@ -258,6 +269,13 @@ func (sc *scanner) run(r *writer.Reader) error {
 				sc.rep.ReadErr = rerr
 			}
 			break
+		}
+		if it.Kind == writer.KindGap && it.Gap.NotTrace {
+			// Not damage: a file that is no trace, said once in Warnings
+			// (or, when nothing else was read, by the caller).
+			sc.rep.NotTrace = append(sc.rep.NotTrace, it.Gap.File)
+			sc.rep.NotTraceBytes += it.Gap.Bytes
+			continue
 		}
 		switch {
 		case it.Kind == writer.KindHeader:

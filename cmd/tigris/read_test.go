@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,5 +112,50 @@ func TestReadCommandBadInput(t *testing.T) {
 	out, stderr, err = tigris(t, "read", path)
 	if err != nil || !strings.Contains(stderr, "skipped 15 unreadable bytes") || !strings.Contains(out, "gap     "+path+" offset") {
 		t.Errorf("read of a torn file: %v\nstdout %s\nstderr %s", err, out, stderr)
+	}
+}
+
+// TestReadNotATrace: a file that is not a trace at all gets the one clear
+// message, and no gap line or torn-tail warning before it; beside a trace it
+// is one warning. A trace cut short still shows its torn tail.
+func TestReadNotATrace(t *testing.T) {
+	dir := t.TempDir()
+	random := make([]byte, 3000)
+	for i := range random {
+		random[i] = byte(i*7919 + i>>3)
+	}
+	files := map[string][]byte{
+		"go.mod":     []byte("module example.com/shop\n\ngo 1.26\n\nrequire github.com/tigrisgo/tigris/runtime v0.0.0\n"),
+		"random.bin": random,
+		"empty":      nil,
+	}
+	for name, data := range files {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, data, 0o644)
+		why := "empty"
+		if len(data) > 0 {
+			why = "no tigris trace data (" + strconv.Itoa(len(data)) + " bytes skipped)"
+		}
+		for _, cmd := range []string{"read", "stats"} {
+			out, stderr, err := tigris(t, cmd, path)
+			if want := cmd + ": nothing readable in " + path + ": " + why; err == nil || err.Error() != want {
+				t.Errorf("%s %s: %v; want %s", cmd, name, err, want)
+			}
+			if out != "" || stderr != "" {
+				t.Errorf("%s %s: printed before the message:\nstdout %s\nstderr %s", cmd, name, out, stderr)
+			}
+		}
+	}
+	trace := writeTrace(t, dir)
+	gomod := filepath.Join(dir, "go.mod")
+	out, stderr, err := tigris(t, "read", trace, gomod)
+	if err != nil || strings.Contains(out, "gap") || stderr != "read: warning: skipped "+gomod+": not a tigris trace file\n" {
+		t.Errorf("read of a trace and go.mod: %v\nstdout %s\nstderr %s", err, out, stderr)
+	}
+	data, _ := os.ReadFile(trace)
+	os.WriteFile(trace, data[:len(data)-7], 0o644)
+	out, stderr, err = tigris(t, "read", trace)
+	if err != nil || !strings.Contains(out, "(torn tail)") || !strings.Contains(stderr, "as a crash leaves it") || strings.Contains(stderr, "not a tigris trace") {
+		t.Errorf("read of a truncated trace: %v\nstdout %s\nstderr %s", err, out, stderr)
 	}
 }

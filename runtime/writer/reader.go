@@ -51,6 +51,10 @@ type Gap struct {
 	Offset int64  // offset in the file of the first skipped byte
 	Bytes  int64
 	Torn   bool // the gap runs to the end of the file (typically a crash mid-write)
+	// NotTrace: the gap is the whole source, in which nothing of a trace was
+	// found (no file magic, no valid chunk): a file that is not a trace file,
+	// rather than a trace torn at its end. Torn is false then.
+	NotTrace bool
 }
 
 // Item is one element of a stream. Only the field named by Kind is set. Item holds no
@@ -112,8 +116,11 @@ type Reader struct {
 
 	gap         Gap   // being accumulated while Bytes > 0
 	shortChunks int64 // chunks in gap that ran past the end of the source
-	hdr         *Header
-	probes      map[uint32]*ProbeDef
+	// traced: the current source showed something of a trace (its file
+	// magic, or the start of it, or a valid chunk).
+	traced bool
+	hdr    *Header
+	probes map[uint32]*ProbeDef
 	// fileHdr and fileDefs are the header and definitions read since the current
 	// file's magic: a header or definition equal to one of them is the writer's
 	// repeat (docs/trace-format.md, "Anchors") and is not returned again.
@@ -291,7 +298,8 @@ func (r *Reader) Next() (Item, error) {
 		r.shortChunks = 0
 		if r.gap.Bytes > 0 {
 			g := r.gap
-			g.Torn = !found
+			g.Torn = !found && r.traced
+			g.NotTrace = !found && !r.traced
 			r.gap = Gap{}
 			r.stats.Gaps++
 			return Item{Kind: KindGap, Gap: g}, nil
@@ -320,6 +328,7 @@ func (r *Reader) nextSource() bool {
 	r.srcs = r.srcs[1:]
 	r.name, r.src = s.name, s.r
 	r.r, r.w, r.off, r.eof = 0, 0, 0, false
+	r.traced = false
 	r.idx.reset()
 	r.startFile()
 	r.stats.Files++
@@ -393,12 +402,17 @@ func (r *Reader) advance() (bool, error) {
 		case bytes.HasPrefix(b, fileMagic[:]):
 			r.consume(len(fileMagic))
 			r.startFile()
+			r.traced = true
 		case bytes.HasPrefix(b, syncMarker[:]):
 			ok, err := r.chunkHere()
 			if ok || err != nil {
+				r.traced = r.traced || ok
 				return ok, err
 			}
 		default:
+			if r.off == 0 && r.eof && bytes.HasPrefix(fileMagic[:], b) {
+				r.traced = true // a trace file cut inside its magic
+			}
 			if err := r.scan(); err != nil {
 				return false, err
 			}

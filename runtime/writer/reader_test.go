@@ -89,6 +89,43 @@ func TestReadTornTail(t *testing.T) {
 	}
 }
 
+// TestReadNotATrace: a source with nothing of a trace in it is one gap
+// marked NotTrace, not a torn tail; a trace cut anywhere, even inside its
+// magic, and a trace after foreign bytes are not that.
+func TestReadNotATrace(t *testing.T) {
+	data, _, ends := smallFile(t, 50)
+	random := make([]byte, 4096)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+	}
+	for name, b := range map[string][]byte{
+		"go.mod":       []byte("module example.com/x\n\ngo 1.26\n"),
+		"random bytes": random,
+		"one byte":     {'x'},
+		"sync marker":  append(append([]byte(nil), syncMarker[:]...), 1, 2, 3),
+	} {
+		got := readBytes(b)
+		if len(got.gaps) != 1 || !got.gaps[0].NotTrace || got.gaps[0].Torn || got.gaps[0].Bytes != int64(len(b)) {
+			t.Errorf("%s: gaps %+v; want one NotTrace gap of %d bytes", name, got.gaps, len(b))
+		}
+	}
+	if got := readBytes(nil); len(got.gaps) != 0 {
+		t.Errorf("empty: gaps %+v", got.gaps)
+	}
+	for name, b := range map[string][]byte{
+		"cut in the magic":         data[:len(fileMagic)-3],
+		"cut after the magic":      data[:len(fileMagic)+5],
+		"cut in the second chunk":  data[:ends[0]+7],
+		"foreign bytes, then data": append([]byte("module x\n"), data[:ends[0]+7]...),
+	} {
+		got := readBytes(b)
+		if len(got.gaps) == 0 || got.gaps[len(got.gaps)-1].NotTrace || !got.gaps[len(got.gaps)-1].Torn {
+			t.Errorf("%s: gaps %+v; want a torn tail", name, got.gaps)
+		}
+	}
+}
+
 func TestReadCorruptChunk(t *testing.T) {
 	data, recs, ends := smallFile(t, 300)
 	// Records per chunk, from clean prefixes.
