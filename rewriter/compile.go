@@ -171,6 +171,20 @@ func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl map[string]bool,
 // "path/file.go:12:6: can inline (*T).Name with cost 7 as: ...".
 var canInline = regexp.MustCompile(`^(.*?):(\d+):(\d+): can inline ([^ ]+)`)
 
+// bodyInlines reports whether "can inline NAME" says that the body of the
+// function declared at the line's position inlines. It does not for a function
+// literal (NAME ends in .funcN) nor for an instantiation of a generic function
+// with real type arguments (Max[int], (*Tree[string,int]).Put): that is the
+// small wrapper that passes the dictionary to the shape function, which holds
+// the body and is named with go.shape types (Max[go.shape.int]); a body too
+// complex to inline gets no "can inline" line of its own, only its wrapper.
+func bodyInlines(name string) bool {
+	if strings.Contains(name, ".func") {
+		return false
+	}
+	return !strings.Contains(name, "[") || strings.Contains(name, "go.shape.")
+}
+
 // parseCanInline returns the positions of the "can inline" lines and whether
 // out holds anything but -m diagnostics (a line not in the file:line:col form
 // the compiler uses for them).
@@ -182,7 +196,7 @@ func parseCanInline(out string) (map[string]bool, bool) {
 			continue
 		}
 		if m := canInline.FindStringSubmatch(line); m != nil {
-			if !strings.Contains(m[4], ".func") { // function literals
+			if bodyInlines(m[4]) {
 				inl[filepath.Base(m[1])+":"+m[2]] = true
 			}
 			continue

@@ -245,7 +245,7 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 	inl := map[string]bool{}
 	for _, line := range strings.Split(string(out), "\n") {
 		m := canInline.FindStringSubmatch(line)
-		if m == nil || strings.Contains(m[4], ".func") {
+		if m == nil || !bodyInlines(m[4]) {
 			continue
 		}
 		file := m[1]

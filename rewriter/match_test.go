@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,9 +123,18 @@ func TestParseCanInline(t *testing.T) {
 		"./a/a.go:5:6: can inline Exported with cost 2 as: func() error { return nil }\n" +
 		"a/a.go:9:7: can inline T.Method with cost 0 as: method(T) func() {  }\n" +
 		"/abs/a/b.go:12:10: can inline (*T).Find.func1 with cost 4 as: func() { }\n" +
-		"./a/a.go:7:2: x escapes to heap\n"
+		"./a/a.go:7:2: x escapes to heap\n" +
+		// A generic function whose body is too complex: only the wrappers of
+		// its instantiations inline, not the shape function with the body.
+		"./a/g.go:17:6: can inline Big[int]\n" +
+		"./a/g.go:7:6: can inline (*Tree[string,int]).Put\n" +
+		"./a/g.go:8:6: can inline (*Tree[struct { x int },int]).Get\n" +
+		// One whose body inlines: the shape function is listed too.
+		"./a/g.go:15:6: can inline (*Tree[go.shape.string,go.shape.int]).Len\n" +
+		"./a/g.go:15:6: can inline (*Tree[string,int]).Len\n" +
+		"./a/g.go:20:6: can inline Min[go.shape.struct { x int }]\n"
 	inl, other := parseCanInline(out)
-	if !inl["a.go:5"] || !inl["a.go:9"] || inl["b.go:12"] || len(inl) != 2 || other {
+	if !inl["a.go:5"] || !inl["a.go:9"] || inl["b.go:12"] || !inl["g.go:15"] || !inl["g.go:20"] || len(inl) != 4 || other {
 		t.Errorf("parseCanInline = %v, other %v", inl, other)
 	}
 	if _, other := parseCanInline(out + "warning: something else\n"); !other {
@@ -161,5 +171,101 @@ func TestListMatchesInlinedBesideCommands(t *testing.T) {
 				t.Errorf("tests %v: %s.%s at %v: skipped %q; want %q", tests, m.Signature.Package, m.Signature.Name, m.Pos, m.Skipped, InlinedReason)
 			}
 		}
+	}
+}
+
+// genericSource has generic functions and methods whose bodies are too
+// complex to inline (Put, Big) beside ones whose bodies inline (Len, Min),
+// each instantiated in the package, which is where the compiler reports
+// them.
+const genericSource = `package g
+
+import "fmt"
+
+type Tree[K comparable, V any] struct {
+	m map[K]V
+	n int
+}
+
+func (t *Tree[K, V]) Put(k K, v V) {
+	if t.m == nil {
+		t.m = map[K]V{}
+	}
+	for i := 0; i < 10; i++ {
+		if i == t.n {
+			fmt.Println(i, k, v)
+		}
+	}
+	t.m[k] = v
+	t.n++
+	if t.n > 100 {
+		for kk := range t.m {
+			delete(t.m, kk)
+			fmt.Println(kk)
+		}
+	}
+}
+
+func (t *Tree[K, V]) Len() int { return t.n }
+
+func Big[T any](xs []T) int {
+	n := 0
+	for i, x := range xs {
+		if i%2 == 0 {
+			fmt.Println(x)
+			n++
+		} else {
+			fmt.Println(i, x, n)
+		}
+	}
+	switch n {
+	case 1:
+		fmt.Println(1)
+	case 2:
+		fmt.Println(2)
+	}
+	return n
+}
+
+func Min[T int | string](a, b T) T {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func Use() {
+	var t Tree[string, int]
+	t.Put("a", 1)
+	_ = t.Len()
+	Big([]int{1})
+	_ = Min(1, 2)
+	_ = Min("a", "b")
+}
+`
+
+// TestListMatchesGenericBodies: a generic function is left without a probe for
+// being inlined only when its body inlines. The compiler says "can inline"
+// for every instantiation's dictionary wrapper (Big[int]) whatever the body;
+// only the shape function (Big[go.shape.int]) speaks for the body.
+func TestListMatchesGenericBodies(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "g/g.go"), genericSource)
+	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/g)\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Put": "", "Big": "", "Use": "", "Len": InlinedReason, "Min": InlinedReason}
+	got := map[string]string{}
+	for _, m := range rep.Matches {
+		got[m.Signature.Name] = m.Skipped
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("skipped reasons by function:\n got %q\nwant %q", got, want)
 	}
 }
