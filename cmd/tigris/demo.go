@@ -22,8 +22,9 @@ func newDemoCmd() *cobra.Command {
 		Short: "Build the bundled PetClinic service with tigris, load it, and show both phases",
 		Long: `demo runs the whole story on the example service in examples/petclinic:
 
- 1. builds it with "tigris go build" (the first build recompiles the standard
-    library with probes in place: a minute or two on a small machine);
+ 1. builds it with "tigris go build" (on an empty build cache the first build
+    compiles the service, its dependencies and the standard library: about a
+    minute on a small machine, a few seconds after that);
  2. starts it with the admin endpoint on a free loopback port, every probe of the
     service and repository layers coarse (phase 1), and the analyzer evaluating
     "(more frequent ∪ most expensive) ∩ least changeable" every --interval;
