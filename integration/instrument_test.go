@@ -34,6 +34,14 @@ func TestInstrumentedProgram(t *testing.T) {
 	if got := itest.RunProgram(t, plain); got != itest.ShopOutput {
 		t.Fatalf("plain build output\n%s\nwant\n%s", got, itest.ShopOutput)
 	}
+	// ShopConfig has no admin block, so the binary has no endpoint:
+	// TIGRIS_ADMIN gets one line that says what to write in tigris.yaml (the
+	// comment of the tigris.yaml that tigris init writes says so too), and
+	// the program runs on.
+	warning := `tigris: admin endpoint 127.0.0.1:0 not started: this binary was built without it (tigris builds it in only when tigris.yaml sets admin.link: true or admin.listen); add "link: true" under "admin:" in tigris.yaml and rebuild with tigris go build` + "\n"
+	if got := itest.RunProgram(t, inst, "TIGRIS_ADMIN=127.0.0.1:0"); strings.Replace(got, warning, "", 1) != itest.ShopOutput || !strings.Contains(got, warning) {
+		t.Errorf("TIGRIS_ADMIN with no endpoint built in: output\n%s\nwant the program's and the line\n%s", got, warning)
+	}
 
 	// Coarse statistics count every call once, errors by the error result and
 	// panics by how the function ended; generic instantiations share a probe.
@@ -370,5 +378,30 @@ func TestMatchedNothing(t *testing.T) {
 	match := itest.Tigris(t, dir, nil, "match", "./...")
 	if strings.TrimSpace(strings.SplitN(match, "\n", 2)[0]) != "0 of 0 functions in 2 packages instrumented" {
 		t.Errorf("tigris match: %q", match)
+	}
+}
+
+// TestNamedExactlyNotProbed: a function that the config names exactly but
+// that gets no probe because the compiler inlines it is reported by tigris go
+// build, with its position; one selected by a wildcard is only counted by
+// tigris match.
+func TestNamedExactlyNotProbed(t *testing.T) {
+	for _, c := range []struct {
+		include string
+		report  bool
+	}{
+		{"execution(* example.com/itest/greet.Hello(..))", true},
+		{"execution(* example.com/itest/greet.*(..))", false},
+	} {
+		files := map[string]string{"tigris.yaml": "version: 1\nmonitor:\n  include: [\"" + c.include + "\"]\n"}
+		for k, v := range itest.HelloFiles {
+			files[k] = v
+		}
+		dir := itest.NewModule(t, files)
+		out := itest.Tigris(t, dir, nil, "go", "build", "-o", "app"+itest.ExeSuffix(), ".")
+		want := regexp.MustCompile(`greet\.go:\d+:\d+: example\.com/itest/greet\.Hello is named by monitor\.include but gets no probe: the compiler inlines it`)
+		if got := want.MatchString(out); got != c.report {
+			t.Errorf("include %s: tigris go build reported the function: %v, want %v; output:\n%s", c.include, got, c.report, out)
+		}
 	}
 }

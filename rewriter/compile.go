@@ -70,6 +70,9 @@ func (p *proxy) compile() error {
 	}
 
 	changed, err := p.session.Instrument(job)
+	for _, n := range job.Notices {
+		fmt.Fprintf(p.stdio.Stderr, "tigris: %s\n", n)
+	}
 	if err != nil {
 		fmt.Fprintf(p.stdio.Stderr, "tigris: warning: instrumenting %s: %v; compiling it unchanged\n", what, err)
 		return p.exec(plain)

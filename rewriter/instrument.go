@@ -164,11 +164,26 @@ func (pj *packageJob) withoutInlinable(cands []candidate, inl map[string]bool) [
 		pos := pj.fset.Position(c.fd.Name.Pos())
 		if inl[fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)] {
 			pj.s.logf("%s:%d: %s: not instrumented: the compiler inlines it (monitor.inlinable: probe instruments it anyway)", c.sig.File, c.sig.Line, c.sig.Name)
+			if c.exec && pj.s.cfg.Instrument.NamesExactly(&c.sig) {
+				pj.job.Notices = append(pj.job.Notices, fmt.Sprintf("%s: %s is named by monitor.include but gets no probe: the compiler inlines it, and a probe would change inlining and escapes (monitor.inlinable: probe instruments it anyway)", pos, qualifiedName(&c.sig)))
+			}
 			continue
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// qualifiedName is the function's name as a pointcut writes it:
+// example.com/shop.(*Store).Find.
+func qualifiedName(s *signatureLit) string {
+	switch {
+	case s.Recv == "":
+		return s.Package + "." + s.Name
+	case s.RecvPtr:
+		return s.Package + ".(*" + s.Recv + ")." + s.Name
+	}
+	return s.Package + "." + s.Recv + "." + s.Name
 }
 
 // instrument plans the edits of one candidate: the probe prologue right after

@@ -40,4 +40,9 @@ type CompileJob struct {
 	AddedImports []string
 	// Log receives one line per match decision when the user asked for it; may be nil.
 	Log func(format string, args ...any)
+	// Notices are what the instrumenter tells the user whatever the verbosity,
+	// one line each with the position first (a function a pointcut names
+	// exactly that gets no probe); the proxy prints them with the compile's
+	// output, which the go command shows under the package's name.
+	Notices []string
 }

@@ -644,3 +644,35 @@ func TestGlob(t *testing.T) {
 		assert.Equal(t, tt.want, g.match(tt.s), "%q ~ %q", tt.pattern, tt.s)
 	}
 }
+
+// TestNamesExactly: only an execution term that writes out package, receiver
+// and name, outside a negation, names a function.
+func TestNamesExactly(t *testing.T) {
+	cases := []struct {
+		expr string
+		sig  *Signature
+		want bool
+	}{
+		{"execution(* example.com/shop/repo.(*Store).FindByID(..))", storeFind, true},
+		{"execution(* example.com/shop/repo.FindByID(..))", storeFind, true},
+		{"execution(* example.com/shop/repo.New(..)) || within(example.com/x)", repoNew, true},
+		{"execution(* example.com/shop/repo.New(..)) && !execution(* *.String())", repoNew, true},
+		{"execution(* example.com/shop/repo.(*Store).FindByID(..))", storeFindAll, false},
+		{"execution(* example.com/shop/repo.(*Store).Find*(..))", storeFind, false},
+		{"execution(* example.com/shop/repo.(*S*).FindByID(..))", storeFind, false},
+		{"execution(* example.com/shop/....FindByID(..))", storeFind, false},
+		{"execution(* *.FindByID(..))", storeFind, false},
+		{"within(example.com/shop/repo)", storeFind, false},
+		{"!execution(* example.com/shop/repo.New(..))", repoHelper, false},
+		{"withincode(* example.com/shop/repo.New(..))", repoNew, false},
+	}
+	for _, c := range cases {
+		p, err := Parse(c.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", c.expr, err)
+		}
+		if got := p.NamesExactly(c.sig); got != c.want {
+			t.Errorf("%s names %s exactly: %v, want %v", c.expr, c.sig.Name, got, c.want)
+		}
+	}
+}

@@ -61,6 +61,31 @@ func (p *Pointcut) MatchCall(callee, caller *Signature) bool {
 	return p.root.eval(caller, callee, true) && !p.root.eval(caller, callee, false)
 }
 
+// NamesExactly reports whether the execution of sig is selected by an
+// execution(S) term, not under a negation, whose S writes out the package path,
+// the receiver type (if any) and the function's name without wildcards: the
+// pointcut names this function, so its author expects a probe on it. Tools
+// tell such a user when the function gets none. It does not allocate.
+func (p *Pointcut) NamesExactly(sig *Signature) bool {
+	return sig != nil && p.node().namesExactly(sig)
+}
+
+func (n *node) namesExactly(sig *Signature) bool {
+	switch n.op {
+	case opAnd, opOr:
+		for _, k := range n.kids {
+			if k.namesExactly(sig) {
+				return true
+			}
+		}
+	case opExecution:
+		m := n.sig
+		return m.pkg.kind == pkgExact && m.name.kind == globLiteral &&
+			(m.recv.kind == recvEither || m.recv.name.kind == globLiteral) && m.match(sig)
+	}
+	return false
+}
+
 // HasCall reports whether p contains a call(...) term, that is whether MatchCall can
 // ever be true.
 func (p *Pointcut) HasCall() bool { return p != nil && p.root != nil && p.root.hasCall() }
