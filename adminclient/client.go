@@ -215,7 +215,7 @@ func (c *Client) unreachable(err error) error {
 	}
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("no tigris admin endpoint at %s: connection refused; start the program with TIGRIS_ADMIN=%s", c.addr, c.addr)
+		return fmt.Errorf("no tigris admin endpoint at %s: connection refused; start the program with TIGRIS_ADMIN=%s (a program built with admin.link: true in tigris.yaml)", c.addr, c.addr)
 	case ue != nil && ue.Timeout():
 		return fmt.Errorf("tigris admin endpoint at %s did not answer within %v (is the program stopped?)", c.addr, c.timeout)
 	}

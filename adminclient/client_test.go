@@ -170,7 +170,7 @@ func TestUnreachableAndNotAdmin(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
 	_, err = newClient(t, addr, Options{}).Health(context.Background())
-	want := "no tigris admin endpoint at " + addr + ": connection refused; start the program with TIGRIS_ADMIN=" + addr
+	want := "no tigris admin endpoint at " + addr + ": connection refused; start the program with TIGRIS_ADMIN=" + addr + " (a program built with admin.link: true in tigris.yaml)"
 	if err == nil || err.Error() != want {
 		t.Errorf("unreachable: %v\nwant %s", err, want)
 	}

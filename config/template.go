@@ -68,9 +68,14 @@ monitor:
 #   rotate: 0             # new file after this size, e.g. 256MiB; 0 = never
 #   flush: {{.Flush}}
 
-# The admin HTTP endpoint that tigris ctl talks to; off unless listen is set
-# (here or with TIGRIS_ADMIN).
+# The admin HTTP endpoint that tigris ctl and tigris dash talk to. It is built
+# into the binary only when link is true or listen is set here (it adds a few MB
+# and ms of start-up, so by default it is left out). Then it starts at listen, or
+# at TIGRIS_ADMIN=host:port when the program runs. TIGRIS_ADMIN alone cannot
+# start it in a binary built without link: true or listen (it only warns): for
+# an endpoint started only by TIGRIS_ADMIN, write link: true and rebuild.
 # admin:
+#   link: true            # build the endpoint in (default: on when listen is set)
 #   listen: 127.0.0.1:7070
 #   token: ""             # when set, requests need Authorization: Bearer <token>
 `))

@@ -80,8 +80,44 @@ func TestTemplateUncommented(t *testing.T) {
 		r.Writer != d.Writer || c.Std || len(r.Rules) != 1 {
 		t.Errorf("uncommented template differs from the defaults:\n got %+v\nwant %+v", r, d)
 	}
-	if r.Admin.Listen != "127.0.0.1:7070" {
-		t.Errorf("admin.listen = %q", r.Admin.Listen)
+	if r.Admin.Listen != "127.0.0.1:7070" || !c.AdminLink {
+		t.Errorf("admin.listen = %q, admin.link %v", r.Admin.Listen, c.AdminLink)
+	}
+}
+
+// TestTemplateAdmin pins the admin block's comment to what a build does: the
+// template as written links no endpoint (so TIGRIS_ADMIN alone only warns, as
+// the comment says), and uncommenting admin: and link: true alone links one
+// that TIGRIS_ADMIN starts.
+func TestTemplateAdmin(t *testing.T) {
+	src := string(Template("example.com/shop"))
+	// The comments' words, their line breaks and markers aside.
+	words := strings.Join(strings.Fields(strings.ReplaceAll(src, "#", "")), " ")
+	for _, want := range []string{
+		"built into the binary only when link is true or listen is set",
+		"TIGRIS_ADMIN alone cannot start it in a binary built without link: true or listen",
+		"admin: link: true build the endpoint in",
+	} {
+		if !strings.Contains(words, want) {
+			t.Errorf("the template does not say %q:\n%s", want, src)
+		}
+	}
+	if strings.Contains(words, "here or with TIGRIS_ADMIN") {
+		t.Error("the template says TIGRIS_ADMIN alone turns the endpoint on")
+	}
+	c, err := Parse(FileName, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AdminLink || c.Runtime.Admin.Listen != "" {
+		t.Errorf("the template as written: admin.link %v, listen %q; want no endpoint built in", c.AdminLink, c.Runtime.Admin.Listen)
+	}
+	linked := strings.Replace(strings.Replace(src, "\n# admin:\n", "\nadmin:\n", 1), "\n#   link: true", "\n  link: true", 1)
+	if c, err = Parse(FileName, []byte(linked)); err != nil {
+		t.Fatalf("with admin.link uncommented: %v", err)
+	}
+	if !c.AdminLink || c.Runtime.Admin.Listen != "" {
+		t.Errorf("with admin.link uncommented: link %v, listen %q; want the endpoint built in and started only by TIGRIS_ADMIN", c.AdminLink, c.Runtime.Admin.Listen)
 	}
 }
 

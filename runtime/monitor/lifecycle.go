@@ -90,7 +90,8 @@ func link(l Links) {
 	}
 	if !registry.admin && registry.cfg.Admin.Listen != "" && !registry.adminMissing {
 		registry.adminMissing = true
-		report(fmt.Errorf("admin endpoint %s requested, but this binary does not link it: set admin.link: true (or admin.listen) in tigris.yaml and rebuild", registry.cfg.Admin.Listen))
+		report(fmt.Errorf("admin endpoint %s not started: this binary was built without it (tigris builds it in only when tigris.yaml sets admin.link: true or admin.listen); "+
+			"add \"link: true\" under \"admin:\" in tigris.yaml and rebuild with tigris go build", registry.cfg.Admin.Listen))
 	}
 }
 
