@@ -38,6 +38,7 @@ type stored struct {
 	Packages []Package
 	Plan     *rewriter.Plan
 	Why      string
+	Note     string
 }
 
 type fileStamp struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/tigrisgo/tigris/config"
 	"github.com/tigrisgo/tigris/goflags"
 	"github.com/tigrisgo/tigris/rewriter"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 // Build is a prepared `tigris go` run.
@@ -33,6 +34,10 @@ type Build struct {
 	PlanFile string
 	// Why says why the run is plain, for -v.
 	Why string
+	// Note, when set, is what the user should be told even without -v:
+	// why a config that selects something instruments nothing here
+	// (rewriter.StdNote). Its lines end in a line break.
+	Note string
 }
 
 // Package is one package of the build that tigris may instrument.
@@ -57,7 +62,13 @@ type listed struct {
 	CgoFiles   []string
 	Standard   bool
 	DepOnly    bool
+	Module     *listedModule
 	Error      *struct{ Err string }
+}
+
+type listedModule struct {
+	Path string
+	Main bool
 }
 
 // Prepare finds the config, lists the build's packages and computes their
@@ -86,7 +97,7 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 	}
 	key := cacheKey(inv, b.GoExe, path, env)
 	if st, ok := load(key); ok {
-		b.Packages, b.Plan, b.Why = st.Packages, st.Plan, st.Why
+		b.Packages, b.Plan, b.Why, b.Note = st.Packages, st.Plan, st.Why, st.Note
 		if b.Plan != nil {
 			if err := b.write(); err != nil {
 				return nil, err
@@ -113,7 +124,7 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 	}
 	defer func() {
 		if err == nil {
-			st.Packages, st.Plan, st.Why = b.Packages, b.Plan, b.Why
+			st.Packages, st.Plan, st.Why, st.Note = b.Packages, b.Plan, b.Why, b.Note
 			save(key, st)
 		}
 	}()
@@ -121,8 +132,15 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 	if err != nil {
 		return nil, err
 	}
+	var std []*pointcut.Syntax // kept to say why nothing is selected
+	module := ""
 	for _, p := range pkgs {
 		syn := rewriter.PackageSyntax(p.path, p.files)
+		if p.std {
+			std = append(std, syn)
+		} else if p.module != "" && module == "" {
+			module = p.module
+		}
 		d, sel := s.PackageDigest(identity, syn, p.std)
 		if d == "" {
 			continue
@@ -136,6 +154,7 @@ func Prepare(ctx context.Context, inv *Invocation, env []string) (_ *Build, err 
 	}
 	if len(b.Packages) == 0 {
 		b.Why = fmt.Sprintf("%s selects nothing in the %d packages of the build", path, len(pkgs))
+		b.Note = rewriter.StdNote(s.StdOnly(s.Include(), std, module))
 		return b, nil
 	}
 	b.Plan = s.Plan(path, identity)
@@ -186,13 +205,14 @@ type pkg struct {
 	path, dir    string
 	std, cmdline bool
 	files        []string
+	module       string // the main module's path, for a package of it
 }
 
 // list runs go list -deps (with -test for test and vet) over the command's
 // packages and folds test variants into their package: they share its
 // -gcflags.
 func list(ctx context.Context, goExe string, inv *Invocation, env []string) ([]*pkg, error) {
-	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,ForTest,GoFiles,CgoFiles,Standard,DepOnly,Error"}
+	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,ForTest,GoFiles,CgoFiles,Standard,DepOnly,Module,Error"}
 	if s := inv.Command.Subcommand; s == "test" || s == "vet" {
 		args = append(args, "-test")
 	}
@@ -235,6 +255,9 @@ func list(ctx context.Context, goExe string, inv *Invocation, env []string) ([]*
 		if base == key {
 			p.dir, p.std = l.Dir, l.Standard
 			p.cmdline = p.cmdline || !l.DepOnly
+			if l.Module != nil && l.Module.Main {
+				p.module = l.Module.Path
+			}
 		}
 		for _, f := range append(l.GoFiles, l.CgoFiles...) {
 			if !filepath.IsAbs(f) {

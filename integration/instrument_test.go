@@ -355,6 +355,31 @@ func TestNothingSelectedByTypes(t *testing.T) {
 	}
 }
 
+// TestStdExecutionSaysWhy: a config whose only entry selects the execution of
+// a standard-library function instruments nothing (the standard library
+// compiles unchanged without monitor.std). tigris match and tigris go build
+// say so and give the call(...) entry to write instead; the build is plain.
+func TestStdExecutionSaysWhy(t *testing.T) {
+	files := map[string]string{"tigris.yaml": "version: 1\nmonitor:\n  include: [\"execution(* strings.ToUpper(..))\"]\n"}
+	for k, v := range itest.HelloFiles {
+		files[k] = v
+	}
+	dir := itest.NewModule(t, files)
+	why := "monitor.include entry execution(* strings.ToUpper(..)) selects functions of the standard library (strings), which tigris compiles unchanged unless monitor.std is true, so it instruments nothing.\n"
+	instead := `    - "call(* strings.ToUpper(..)) && within(example.com/itest/...)"` + "\n"
+	if m := itest.Tigris(t, dir, nil, "match", "./..."); !strings.HasPrefix(m, "0 of 0 functions in 2 packages instrumented\n"+why) || !strings.Contains(m, instead) {
+		t.Errorf("tigris match:\n%s", m)
+	}
+	exe := filepath.Join(dir, "app"+itest.ExeSuffix())
+	out := itest.Tigris(t, dir, nil, "go", "build", "-o", exe, ".")
+	if !strings.HasPrefix(out, "tigris: "+why) || !strings.Contains(out, "tigris: "+instead) {
+		t.Errorf("tigris go build:\n%s", out)
+	}
+	if got := itest.RunProgram(t, exe); got != "hello, GOPHER\n" {
+		t.Errorf("output %q; want the plain program's", got)
+	}
+}
+
 // TestMatchedNothing: a config whose pointcuts match nothing gives a program that
 // behaves as the plain build, and whose monitor never starts.
 //

@@ -27,7 +27,10 @@ change, and a build where nothing is selected runs the go command plainly: the
 binary links no tigris code at all.
 
 Everything after the subcommand is passed to go; output and exit status are
-go's own. Supported subcommands: build, install, run, test, vet, list.
+go's own. One exception: when tigris.yaml selects nothing in the build because
+its include entries select only standard-library functions (compiled unchanged
+unless monitor.std is true), tigris says so on stderr first, with the
+call(...) entry to write instead. Supported subcommands: build, install, run, test, vet, list.
 go build -toolexec="tigris toolexec" also works, but keys every compile on the
 whole config (see tigris toolexec --help).
 
@@ -73,6 +76,7 @@ func newGoCmd() *cobra.Command {
 			if inv.Verbose {
 				b.Describe(cmd.ErrOrStderr())
 			}
+			printNote(cmd.ErrOrStderr(), "tigris: ", b.Note)
 			goArgs, err := b.GoArgs(self)
 			if err != nil {
 				return fmt.Errorf("go: %w", err)

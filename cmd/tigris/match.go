@@ -42,7 +42,9 @@ functions the compiler inlines (a probe would stop the inlining and can make
 values escape at every caller; monitor.inlinable: probe instruments them
 anyway, see docs/pointcuts.md), and those that never can (//go:nosplit,
 //go:linkname, init). So are packages excluded as a whole (the standard library
-unless std: true, tigris's own packages). The summary goes to stderr.
+unless std: true, tigris's own packages). The summary goes to stderr; after it,
+each include entry that selects only standard-library functions gets a note
+saying so, with the call(...) entry to write instead.
 
 The config is the tigris.yaml found from the current directory upwards, or
 --config, or $TIGRIS_CONFIG.`,
@@ -68,6 +70,12 @@ The config is the tigris.yaml found from the current directory upwards, or
 			}
 			if perr := printMatches(cmd.OutOrStdout(), cmd.ErrOrStderr(), rep, asJSON, verbose); perr != nil {
 				return perr
+			}
+			// Entries that select only standard-library functions: say why
+			// they instrument nothing, and what to write instead. (A hint:
+			// when the packages cannot be listed, there is none.)
+			if notes, nerr := rewriter.StdNotes(cfg, rep, opts); nerr == nil {
+				printNote(cmd.ErrOrStderr(), "", rewriter.StdNote(notes))
 			}
 			return err
 		},
@@ -181,6 +189,15 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 	}
 	fmt.Fprintln(stderr)
 	return nil
+}
+
+// printNote writes a note of several lines, each after prefix.
+func printNote(w io.Writer, prefix, note string) {
+	for _, line := range strings.SplitAfter(note, "\n") {
+		if line != "" {
+			fmt.Fprint(w, prefix+line)
+		}
+	}
 }
 
 // plural returns "1 function", "2 functions".

@@ -98,6 +98,56 @@ monitor:
 	}
 }
 
+// TestMatchStdExecution: execution(...) of standard-library functions
+// instruments nothing (the standard library compiles unchanged without
+// monitor.std); match says so after its count, and gives the call-site
+// pointcut to write instead, adapted from the entry. An entry that selects
+// the module's functions gets no such note.
+func TestMatchStdExecution(t *testing.T) {
+	matchModule(t, `version: 1
+pointcuts:
+  client: execution(* net/http.(*Client).Do(..))
+monitor:
+  include: [client, "execution(* strings.*(..))", "execution(* example.com/m/util.*(..))"]
+`)
+	os.WriteFile(filepath.Join("shop", "fetch.go"), []byte(`package shop
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Fetch gets a page.
+func Fetch(c *http.Client, url string) (*http.Response, error) {
+	req, err := http.NewRequest("GET", strings.TrimSpace(url), nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.Do(req)
+}
+`), 0o666)
+	_, stderr, err := tigris(t, "match", "./shop")
+	if err != nil {
+		t.Fatalf("match: %v\n%s", err, stderr)
+	}
+	want := `0 of 0 functions in 1 package instrumented
+monitor.include entry client selects functions of the standard library (net/http), which tigris compiles unchanged unless monitor.std is true, so it instruments nothing.
+To measure the calls your packages make to them, write this entry instead:
+    - "call(* net/http.(*Client).Do(..)) && within(example.com/m/...)"
+or set monitor.std: true to instrument the functions themselves, for every caller (docs/pointcuts.md).
+monitor.include entry execution(* strings.*(..)) selects functions of the standard library (strings), which tigris compiles unchanged unless monitor.std is true, so it instruments nothing.
+To measure the calls your packages make to them, write this entry instead:
+    - "call(* strings.*(..)) && within(example.com/m/...)"
+or set monitor.std: true to instrument the functions themselves, for every caller (docs/pointcuts.md).
+`
+	if !strings.HasSuffix(stderr, want) {
+		t.Errorf("match printed:\n%s\nwant it to end:\n%s", stderr, want)
+	}
+	if _, stderr, _ := tigris(t, "match", "./util"); strings.Contains(stderr, "standard library") {
+		t.Errorf("a note for an entry that selects the module's functions:\n%s", stderr)
+	}
+}
+
 // TestMatchBadConfig: a config error names the file, line and column, and
 // match lists nothing.
 func TestMatchBadConfig(t *testing.T) {
