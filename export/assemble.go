@@ -244,6 +244,7 @@ type assembler struct {
 	emit   func(st *stream, spans []spanItem)
 
 	open    int64 // records held in open traces (go records included)
+	goHeld  int64 // go records among them (links.go)
 	scratch []spanItem
 	keep    []held
 	free    []*openTrace
@@ -254,6 +255,11 @@ type assembler struct {
 	maxLinks       int
 	links, waiting int64
 }
+
+// held is how many records read are no span yet: the calls held in open
+// traces (not their go records, which are links, not records read) and the
+// roots waiting for a link.
+func (a *assembler) held() int64 { return a.open - a.goHeld + a.waiting }
 
 // newTrace returns an empty trace, reusing one sent before: a trace a
 // request is the common case, and allocating each was a tenth of the cost.
@@ -440,6 +446,7 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 			// A go statement: where it ran is the child's link, not a span.
 			if to, done := a.goCaller(t, id, recs, i, stack, holes[:h], mode, ripe); done {
 				out = a.resolved(st, c, to, out)
+				a.goHeld--
 			} else {
 				keep = append(keep, recs[i])
 			}

@@ -137,7 +137,7 @@ func (s *shipper) snapshot() *ckptFile {
 		addBatch(b)
 	}
 	f := &ckptFile{Version: checkpointVersion, Written: time.Now(), Stats: s.snapshotStats()}
-	f.Stats.SpansPending = 0
+	f.Stats.SpansPending, f.Stats.RecordsHeld, f.Stats.Earlier = 0, 0, nil
 	for _, st := range s.order {
 		cs := ckptStream{
 			Header: st.hdr, Path: st.path, Seq: st.seq, Items: st.items, Records: st.records,
@@ -270,6 +270,9 @@ func (s *shipper) loadCheckpoint() (map[uint64]position, error) {
 			recs := make([]held, len(t.Recs))
 			for j := range t.Recs {
 				recs[j] = held{Record: t.Recs[j], at: st.records}
+				if isGo(&t.Recs[j]) {
+					s.asm.goHeld++
+				}
 			}
 			ot := &openTrace{recs: recs, since: now, complete: t.Complete, partial: t.Partial, next: t.Next, holes: t.Holes}
 			ot.sent.deep = t.SentDeep
@@ -317,6 +320,9 @@ func (s *shipper) loadCheckpoint() (map[uint64]position, error) {
 		}
 	}
 	s.flushForming()
+	earlier := f.Stats
+	earlier.SpansPending, earlier.RecordsHeld, earlier.Earlier = s.pending, s.asm.held(), nil
+	s.stats.Earlier = &earlier
 	s.o.Logf("export: resumed from %s (written %s): %d streams, %d spans to send first",
 		s.o.Checkpoint, f.Written.Format(time.RFC3339), len(f.Streams), s.pending)
 	return starts, nil

@@ -26,7 +26,9 @@
 // restart neither loses nor repeats spans; a crash may repeat the spans
 // delivered in its last second, with the same ids. What is not delivered in
 // the end (refused by the receiver, or given up after Options.RetryFor) is
-// counted in Stats.SpansFailed.
+// counted in Stats.SpansFailed. Every record read is accounted for: a span
+// sent, not delivered or pending, or a record held in a trace not yet ended
+// (Stats.RecordsHeld), which the checkpoint carries to the next run.
 //
 // The mapping and its set-up are documented in docs/export.md.
 package export

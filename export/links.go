@@ -95,6 +95,7 @@ func (a *assembler) addLink(st *stream, l *writer.Link, now time.Time) {
 	}
 	t.recs = append(t.recs, held{Record: goRecord(l), at: st.records})
 	a.open++
+	a.goHeld++
 }
 
 // evictLink lets go of st's oldest link: the bound on links pending.

@@ -101,12 +101,20 @@ func MemoryLimit(maxMemory int64) int64 {
 	return 2*maxMemory + 32<<20
 }
 
-// Stats are the shipper's counters since its checkpoint was created.
+// Stats are the shipper's counters since its checkpoint was created: they
+// include what earlier runs on the checkpoint counted (Earlier says how much).
+// Every record read is a span sent, not delivered, pending or held:
+// Records = SpansSent + SpansFailed + SpansPending + RecordsHeld.
 type Stats struct {
-	Records       int64  // records read from trace files
-	SpansSent     int64  // spans the receiver accepted
-	SpansFailed   int64  // spans not delivered: refused, or given up (RetryFor)
-	SpansPending  int64  // spans made and not yet delivered
+	Records      int64 // records read from trace files
+	SpansSent    int64 // spans the receiver accepted
+	SpansFailed  int64 // spans not delivered: refused, or given up (RetryFor)
+	SpansPending int64 // spans made and not yet delivered
+	// RecordsHeld are records read that are no span yet: in traces whose
+	// root call has not returned (sent in parts after Hold), in complete
+	// traces still settling, or roots waiting for their goroutine's link.
+	// The checkpoint keeps them for the next run.
+	RecordsHeld   int64
 	Requests      int64  // trace requests that succeeded
 	Retries       int64  // attempts after a failed one (traces and metrics)
 	TracesSplit   int64  // open traces sent in parts (memory or Hold)
@@ -126,6 +134,41 @@ type Stats struct {
 	// were pending than the bound. LinksUnresolved have no call to point at:
 	// the go statement's callers have no record, or were sent and forgotten.
 	Links, LinksDropped, LinksUnresolved int64
+
+	// Earlier are the counters the checkpoint held when this run began:
+	// what the runs before this one did. Its SpansPending and RecordsHeld are
+	// what they left for this run to send (spans made, records held). nil
+	// for a run without a checkpoint, or with a new one.
+	Earlier *Stats
+}
+
+// ThisRun returns what this run did: s less Earlier. The current state
+// (Streams, Ended, SpansPending, RecordsHeld) is as it is, and Earlier
+// stays, for what it carried in. For this run alone,
+// Records + Earlier.SpansPending + Earlier.RecordsHeld =
+// SpansSent + SpansFailed + SpansPending + RecordsHeld.
+func (s Stats) ThisRun() Stats {
+	e := s.Earlier
+	if e == nil {
+		return s
+	}
+	s.Records -= e.Records
+	s.SpansSent -= e.SpansSent
+	s.SpansFailed -= e.SpansFailed
+	s.Requests -= e.Requests
+	s.Retries -= e.Retries
+	s.TracesSplit -= e.TracesSplit
+	s.LateRecords -= e.LateRecords
+	s.WriterLost -= e.WriterLost
+	s.Gaps -= e.Gaps
+	s.MetricPolls -= e.MetricPolls
+	s.MetricsSent -= e.MetricsSent
+	s.MetricsFailed -= e.MetricsFailed
+	s.PollErrors -= e.PollErrors
+	s.Links -= e.Links
+	s.LinksDropped -= e.LinksDropped
+	s.LinksUnresolved -= e.LinksUnresolved
+	return s
 }
 
 const (
@@ -337,6 +380,7 @@ func (s *shipper) snapshotStats() Stats {
 	st := s.stats
 	st.Retries += s.retries.Load()
 	st.SpansPending = s.pending
+	st.RecordsHeld = s.asm.held()
 	st.Streams = len(s.streams)
 	st.Ended = 0
 	for _, x := range s.order {

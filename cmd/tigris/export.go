@@ -105,7 +105,7 @@ OTEL_RESOURCE_ATTRIBUTES are read for what the flags leave unset.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			st, err := export.Run(ctx, o)
-			printExportStats(cmd.OutOrStdout(), st)
+			printExportStats(cmd.OutOrStdout(), st, o.Checkpoint)
 			if err != nil {
 				return err
 			}
@@ -163,7 +163,8 @@ func keyValues(list []string, flag string) (map[string]string, error) {
 	return m, nil
 }
 
-// exportProgress prints a line every interval while spans move.
+// exportProgress prints a line every interval while spans move: what this
+// run read and sent so far.
 func exportProgress(w io.Writer, every time.Duration) func(export.Stats) {
 	var last time.Time
 	var lastSent int64 = -1
@@ -172,14 +173,40 @@ func exportProgress(w io.Writer, every time.Duration) func(export.Stats) {
 			return
 		}
 		last, lastSent = time.Now(), s.SpansSent
-		fmt.Fprintf(w, "tigris: export: %d records read, %d spans sent, %d pending, %d not delivered; %d metric polls sent\n",
-			s.Records, s.SpansSent, s.SpansPending, s.SpansFailed, s.MetricsSent)
+		r := s.ThisRun()
+		fmt.Fprintf(w, "tigris: export: %d records read, %d spans sent, %d pending, %d not delivered, %d records held; %d metric polls sent\n",
+			r.Records, r.SpansSent, r.SpansPending, r.SpansFailed, r.RecordsHeld, r.MetricsSent)
 	}
 }
 
-func printExportStats(w io.Writer, s export.Stats) {
-	fmt.Fprintf(w, "export: %d streams, %d records read, %d spans sent in %d requests, %d not delivered, %d pending (in the checkpoint)\n",
-		s.Streams, s.Records, s.SpansSent, s.Requests, s.SpansFailed, s.SpansPending)
+// printExportStats prints what this run did. What earlier runs on the
+// checkpoint did is said once, as skipped, and the run's records are
+// balanced against its spans: read (plus what the checkpoint carried in) =
+// sent + not delivered + pending + held.
+func printExportStats(w io.Writer, all export.Stats, checkpoint string) {
+	s := all.ThisRun()
+	kept := "in the checkpoint"
+	if checkpoint == "" {
+		kept = "lost: no checkpoint"
+	}
+	fmt.Fprintf(w, "export: %d streams, %d records read, %d spans sent in %d requests, %d not delivered, %d pending (%s)\n",
+		s.Streams, s.Records, s.SpansSent, s.Requests, s.SpansFailed, s.SpansPending, kept)
+	var carried int64
+	if e := s.Earlier; e != nil && e.Records+e.SpansSent+e.SpansFailed > 0 {
+		fmt.Fprintf(w, "export: skipped what earlier runs did (checkpoint %s): %d records read, %d spans sent, %d not delivered\n",
+			checkpoint, e.Records, e.SpansSent, e.SpansFailed)
+	}
+	if e := s.Earlier; e != nil {
+		carried = e.SpansPending + e.RecordsHeld
+	}
+	if s.Records != s.SpansSent || carried > 0 || s.RecordsHeld > 0 {
+		in := fmt.Sprintf("%d records read", s.Records)
+		if carried > 0 {
+			in += fmt.Sprintf(" + %d carried in by the checkpoint (%d spans pending, %d records held)", carried, s.Earlier.SpansPending, s.Earlier.RecordsHeld)
+		}
+		fmt.Fprintf(w, "export: %s = %d spans sent + %d not delivered + %d pending + %d records held (%s: calls of traces not ended, their root still running or their records settling)\n",
+			in, s.SpansSent, s.SpansFailed, s.SpansPending, s.RecordsHeld, kept)
+	}
 	fmt.Fprintf(w, "export: %d retries, %d traces sent in parts, %d late records, %d records lost by the program's writer, %d damaged stretches skipped\n",
 		s.Retries, s.TracesSplit, s.LateRecords, s.WriterLost, s.Gaps)
 	if s.Links > 0 {
