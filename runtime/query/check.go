@@ -139,7 +139,8 @@ type Node struct {
 	Pattern  string
 	Pointcut *pointcut.Pointcut
 	Agg      int
-	// Text is the expression in canonical form.
+	// Text is the expression in canonical form: a slice of its statement's
+	// Text, so all the nodes' texts together cost what the statement's does.
 	Text string
 	Pos  lexer.Position
 }
@@ -202,7 +203,7 @@ func (c *checker) statement(st *Statement) (*Query, error) {
 	var err error
 	switch {
 	case st.Select != nil:
-		q, err = c.selectQuery(st.Select, 0)
+		q, err = c.selectQuery(st.Select, 0, "", "")
 	case st.Stream != nil:
 		if builtin(st.Stream.Name) != nil || isKeyword(st.Stream.Name) {
 			return nil, c.errorf(st.Stream.Pos, "%q names a built-in stream; choose another name", st.Stream.Name)
@@ -210,7 +211,7 @@ func (c *checker) statement(st *Statement) (*Query, error) {
 		if _, dup := c.streams[st.Stream.Name]; dup {
 			return nil, c.errorf(st.Stream.Pos, "stream %q exists already", st.Stream.Name)
 		}
-		q, err = c.selectQuery(st.Stream.Select, 0)
+		q, err = c.selectQuery(st.Stream.Select, 0, "CREATE STREAM "+st.Stream.Name+" AS (", ")")
 		if err == nil {
 			if q.Limit > 0 {
 				return nil, c.errorf(st.Stream.Select.Pos, "a stream has no LIMIT (the query that reads it may have one)")
@@ -219,7 +220,6 @@ func (c *checker) statement(st *Statement) (*Query, error) {
 				return nil, c.errorf(st.Stream.Select.Pos, "a stream that aggregates needs a WINDOW: without one its rows would only come out when it ends")
 			}
 			q.Kind, q.Name = KindStream, st.Stream.Name
-			q.Text = "CREATE STREAM " + q.Name + " AS (" + q.Text + ")"
 		}
 	case st.Trigger != nil:
 		q, err = c.trigger(st.Trigger)
@@ -234,10 +234,12 @@ func (c *checker) statement(st *Statement) (*Query, error) {
 // scope is what names mean inside one SELECT or trigger.
 type scope struct {
 	sources []*Bound
-	// aggs collects aggregate calls; nil where aggregates are not allowed.
-	aggs    *[]*Agg
-	aggWhy  string
-	groupBy []*Node
+	// aggs collects aggregate calls, nil where aggregates are not allowed;
+	// aggIndex finds one by its text.
+	aggs     *[]*Agg
+	aggIndex map[string]int
+	aggWhy   string
+	groupBy  []*Node
 }
 
 func (c *checker) from(f *From, depth int) ([]*Bound, *JoinSpec, error) {
@@ -312,7 +314,7 @@ func (c *checker) source(s *Source, depth int) (*Bound, error) {
 		return nil, c.errorf(s.Pos, "reading %s goes through %d derived streams; the most is %d", s.Name, d.derived+1, MaxDerived)
 	}
 	b.Derived = d
-	b.Stream = &StreamDef{Name: d.Name, Doc: "derived: " + d.Text, Columns: d.Schema}
+	b.Stream = &StreamDef{Name: d.Name, Doc: "derived: CREATE STREAM " + d.Name, Columns: d.Schema}
 	return b, nil
 }
 
@@ -346,7 +348,9 @@ func (c *checker) definedNames() string {
 	return "; created: " + strings.Join(n, ", ")
 }
 
-func (c *checker) selectQuery(s *Select, depth int) (*Query, error) {
+// selectQuery checks a SELECT; its Text is prefix, the canonical SELECT
+// and suffix.
+func (c *checker) selectQuery(s *Select, depth int, prefix, suffix string) (*Query, error) {
 	srcs, join, err := c.from(s.From, depth)
 	if err != nil {
 		return nil, err
@@ -375,14 +379,16 @@ func (c *checker) selectQuery(s *Select, depth int) (*Query, error) {
 		}
 		q.GroupBy = append(q.GroupBy, n)
 	}
-	sc.aggs, sc.groupBy = &q.Aggs, q.GroupBy
+	sc.aggs, sc.aggIndex, sc.groupBy = &q.Aggs, map[string]int{}, q.GroupBy
 	if len(s.Items) > MaxItems {
 		return nil, c.errorf(s.Items[MaxItems].Pos, "more than %d output columns", MaxItems)
 	}
-	var itemTexts []string
-	for _, it := range s.Items {
+	// exprs are the items' expressions, nil for *; unnamed the output
+	// columns named after their expression's text, once it is written.
+	exprs := make([]*Node, len(s.Items))
+	var unnamed []*OutItem
+	for i, it := range s.Items {
 		if it.Star {
-			itemTexts = append(itemTexts, "*")
 			for si, b := range srcs {
 				for ci, col := range b.Stream.Columns {
 					if col.Fine {
@@ -401,19 +407,15 @@ func (c *checker) selectQuery(s *Select, depth int) (*Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := it.Alias
-		if name != "" {
-			itemTexts = append(itemTexts, n.Text+" AS "+name)
-		} else {
-			itemTexts = append(itemTexts, n.Text)
+		exprs[i] = n
+		out := &OutItem{Name: it.Alias, Expr: n}
+		if out.Name == "" && n.Kind == NCol && len(srcs) == 1 {
+			out.Name = srcs[0].Stream.Columns[n.Col].Name
 		}
-		if name == "" {
-			name = n.Text
-			if n.Kind == NCol && len(srcs) == 1 {
-				name = srcs[0].Stream.Columns[n.Col].Name
-			}
+		if out.Name == "" {
+			unnamed = append(unnamed, out)
 		}
-		q.Items = append(q.Items, &OutItem{Name: name, Expr: n})
+		q.Items = append(q.Items, out)
 	}
 	if s.Having != nil {
 		if !q.Aggregated() {
@@ -423,18 +425,22 @@ func (c *checker) selectQuery(s *Select, depth int) (*Query, error) {
 			return nil, err
 		}
 	}
+	q.Text = selectText(q, s, exprs, prefix, suffix)
+	for _, it := range unnamed {
+		it.Name = it.Expr.Text
+	}
 	if q.Aggregated() {
 		for i, it := range s.Items {
 			if it.Star {
 				return nil, c.errorf(it.Pos, "* lists every column of each tuple, which an aggregating query does not output")
 			}
 			if bad := ungrouped(q.Items[i].Expr, q.GroupBy); bad != nil {
-				return nil, c.errorf(bad.Pos, "%s is neither grouped nor aggregated: add it to GROUP BY or aggregate it, e.g. max(%s)", bad.Text, bad.Text)
+				return nil, c.errorf(bad.Pos, "%s is neither grouped nor aggregated: add it to GROUP BY or aggregate it, e.g. max(%s)", brief(bad), brief(bad))
 			}
 		}
 		if q.Having != nil {
 			if bad := ungrouped(q.Having, q.GroupBy); bad != nil {
-				return nil, c.errorf(bad.Pos, "%s in HAVING is neither grouped nor aggregated", bad.Text)
+				return nil, c.errorf(bad.Pos, "%s in HAVING is neither grouped nor aggregated", brief(bad))
 			}
 		}
 	}
@@ -464,7 +470,6 @@ func (c *checker) selectQuery(s *Select, depth int) (*Query, error) {
 		q.Limit = *s.Limit
 	}
 	q.Schema = schemaOf(q)
-	q.Text = selectText(q, itemTexts)
 	return q, nil
 }
 
@@ -492,7 +497,9 @@ func schemaOf(q *Query) []Column {
 }
 
 // ungrouped returns a column reference of n that is outside every GROUP BY
-// expression and every aggregate, or nil.
+// expression and every aggregate, or nil. It compares texts, slices of the
+// statement's: nodes of equal length are disjoint parts of it, so the
+// comparisons with one GROUP BY expression cost at most the text's length.
 func ungrouped(n *Node, groupBy []*Node) *Node {
 	for _, g := range groupBy {
 		if g.Text == n.Text {
@@ -567,11 +574,18 @@ func (c *checker) trigger(t *CreateTrigger) (*Query, error) {
 		return nil, c.errorf(t.Pos, "trigger %s has no action", t.Name)
 	}
 	q.Schema = append([]Column{{Name: "trigger", Type: String}}, firedColumns(q)...)
-	var acts []string
-	for _, a := range q.Actions {
-		acts = append(acts, a.Text)
+	p := &printer{record: true}
+	p.str("CREATE TRIGGER " + t.Name + " FROM " + fromText(q) + " WHEN ")
+	p.node(q.Where)
+	p.str(" BEGIN ")
+	for i, a := range q.Actions {
+		if i > 0 {
+			p.str("; ")
+		}
+		p.str(a.Text)
 	}
-	q.Text = "CREATE TRIGGER " + t.Name + " FROM " + fromText(q) + " WHEN " + q.Where.Text + " BEGIN " + strings.Join(acts, "; ") + " END"
+	p.str(" END")
+	q.Text = p.spanned()
 	return q, nil
 }
 
@@ -601,7 +615,7 @@ func (c *checker) boolExpr(e *Expr, sc *scope, clause string) (*Node, error) {
 		return nil, err
 	}
 	if n.Type != Bool {
-		return nil, c.errorf(e.Pos, "%s needs a condition, not a %s (%s)", clause, n.Type, n.Text)
+		return nil, c.errorf(e.Pos, "%s needs a condition, not a %s (%s)", clause, n.Type, brief(n))
 	}
 	return n, nil
 }
@@ -639,24 +653,12 @@ func (c *checker) and(a *And, sc *scope) (*Node, error) {
 }
 
 func (c *checker) logical(n *Node, op string) (*Node, error) {
-	var parts []string
 	for _, k := range n.Kids {
 		if k.Type != Bool {
-			return nil, c.errorf(k.Pos, "%s joins conditions; %s is a %s", op, k.Text, k.Type)
+			return nil, c.errorf(k.Pos, "%s joins conditions; %s is a %s", op, brief(k), k.Type)
 		}
-		parts = append(parts, paren(k, n.Kind))
 	}
-	n.Text = strings.Join(parts, " "+op+" ")
 	return n, nil
-}
-
-// paren wraps k's text in parentheses where the parent's operator binds
-// tighter than k's.
-func paren(k *Node, parent NodeKind) string {
-	if (parent == NAnd || parent == NNot) && k.Kind == NOr || parent == NNot && k.Kind == NAnd {
-		return "(" + k.Text + ")"
-	}
-	return k.Text
 }
 
 func (c *checker) not(x *Not, sc *scope) (*Node, error) {
@@ -668,9 +670,9 @@ func (c *checker) not(x *Not, sc *scope) (*Node, error) {
 		return nil, err
 	}
 	if k.Type != Bool {
-		return nil, c.errorf(x.Pos, "NOT negates a condition; %s is a %s", k.Text, k.Type)
+		return nil, c.errorf(x.Pos, "NOT negates a condition; %s is a %s", brief(k), k.Type)
 	}
-	return &Node{Kind: NNot, Type: Bool, Kids: []*Node{k}, Text: "NOT " + paren(k, NNot), Pos: x.Pos}, nil
+	return &Node{Kind: NNot, Type: Bool, Kids: []*Node{k}, Pos: x.Pos}, nil
 }
 
 func (c *checker) compare(x *Compare, sc *scope) (*Node, error) {
@@ -689,60 +691,41 @@ func (c *checker) compare(x *Compare, sc *scope) (*Node, error) {
 			op = "!="
 		}
 		if !comparable(left.Type, right.Type, op) {
-			return nil, c.errorf(x.Pos, "cannot compare %s (%s) with %s (%s)%s", left.Text, left.Type, right.Text, right.Type, compareHint(left, right))
+			return nil, c.errorf(x.Pos, "cannot compare %s (%s) with %s (%s)%s", brief(left), left.Type, brief(right), right.Type, compareHint(left, right))
 		}
-		return &Node{Kind: NCmp, Type: Bool, Op: op, Kids: []*Node{left, right}, Text: operand(left) + " " + op + " " + operand(right), Pos: x.Pos}, nil
+		return &Node{Kind: NCmp, Type: Bool, Op: op, Kids: []*Node{left, right}, Pos: x.Pos}, nil
 	case x.In != nil:
 		if len(x.In) > MaxInValues {
 			return nil, c.errorf(x.Pos, "IN lists more than %d values", MaxInValues)
 		}
 		n := &Node{Kind: NIn, Type: Bool, Negated: x.NotIn, Kids: []*Node{left}, Pos: x.Pos}
-		var parts []string
 		for _, e := range x.In {
 			v, err := c.expr(e, sc)
 			if err != nil {
 				return nil, err
 			}
 			if !comparable(left.Type, v.Type, "=") {
-				return nil, c.errorf(e.Pos, "IN compares %s (%s) with %s (%s)", left.Text, left.Type, v.Text, v.Type)
+				return nil, c.errorf(e.Pos, "IN compares %s (%s) with %s (%s)", brief(left), left.Type, brief(v), v.Type)
 			}
 			n.Kids = append(n.Kids, v)
-			parts = append(parts, v.Text)
 		}
-		kw := " IN ("
-		if x.NotIn {
-			kw = " NOT IN ("
-		}
-		n.Text = left.Text + kw + strings.Join(parts, ", ") + ")"
 		return n, nil
 	case x.Like != nil:
 		if left.Type != String {
-			return nil, c.errorf(x.Pos, "LIKE matches text; %s is a %s", left.Text, left.Type)
+			return nil, c.errorf(x.Pos, "LIKE matches text; %s is a %s", brief(left), left.Type)
 		}
-		kw := " LIKE "
-		if x.NotLike {
-			kw = " NOT LIKE "
-		}
-		return &Node{Kind: NLike, Type: Bool, Negated: x.NotLike, Kids: []*Node{left}, Pattern: *x.Like, Text: left.Text + kw + quote(*x.Like), Pos: x.Pos}, nil
+		return &Node{Kind: NLike, Type: Bool, Negated: x.NotLike, Kids: []*Node{left}, Pattern: *x.Like, Pos: x.Pos}, nil
 	case x.Matches != nil:
 		if left.Kind != NCol || sc.sources[left.Src].Stream != Calls || left.Col != CallFunction {
-			return nil, c.errorf(x.Pos, "MATCHES tests a pointcut against the function of a calls tuple, not %s", left.Text)
+			return nil, c.errorf(x.Pos, "MATCHES tests a pointcut against the function of a calls tuple, not %s", brief(left))
 		}
 		pc, err := pointcut.Parse(x.Matches.Value)
 		if err != nil {
 			return nil, c.inString(x.Matches, "MATCHES", err)
 		}
-		return &Node{Kind: NMatches, Type: Bool, Kids: []*Node{left}, Pattern: x.Matches.Value, Pointcut: pc, Text: left.Text + " MATCHES " + quote(x.Matches.Value), Pos: x.Pos}, nil
+		return &Node{Kind: NMatches, Type: Bool, Kids: []*Node{left}, Pattern: x.Matches.Value, Pointcut: pc, Pos: x.Pos}, nil
 	}
 	return left, nil
-}
-
-// operand is k's text as an operand of a comparison.
-func operand(k *Node) string {
-	if k.Kind == NOr || k.Kind == NAnd || k.Kind == NNot || k.Kind == NCmp {
-		return "(" + k.Text + ")"
-	}
-	return k.Text
 }
 
 func comparable(a, b Type, op string) bool {
@@ -825,21 +808,9 @@ func arithType(op string, a, b Type) Type {
 func (c *checker) arith(op string, a, b *Node, pos lexer.Position) (*Node, error) {
 	t := arithType(op, a.Type, b.Type)
 	if t == Null {
-		return nil, c.errorf(pos, "%s %s %s: cannot apply %s to a %s and a %s", a.Text, op, b.Text, op, a.Type, b.Type)
+		return nil, c.errorf(pos, "%s %s %s: cannot apply %s to a %s and a %s", brief(a), op, brief(b), op, a.Type, b.Type)
 	}
-	text := arithText(a, op == "-" || op == "/", "*/") + " " + op + " " + arithText(b, true, "*/")
-	if op == "+" || op == "-" {
-		text = a.Text + " " + op + " " + arithText(b, true, "+-")
-	}
-	return &Node{Kind: NArith, Type: t, Op: op, Kids: []*Node{a, b}, Text: text, Pos: pos}, nil
-}
-
-// arithText parenthesises k inside an arithmetic parent where needed.
-func arithText(k *Node, right bool, ops string) string {
-	if k.Kind == NArith && (strings.Contains("+-", k.Op) || right && strings.Contains(ops, k.Op)) {
-		return "(" + k.Text + ")"
-	}
-	return k.Text
+	return &Node{Kind: NArith, Type: t, Op: op, Kids: []*Node{a, b}, Pos: pos}, nil
 }
 
 func (c *checker) unary(u *Unary, sc *scope) (*Node, error) {
@@ -851,13 +822,9 @@ func (c *checker) unary(u *Unary, sc *scope) (*Node, error) {
 		return nil, err
 	}
 	if !k.Type.numeric() && k.Type != Duration {
-		return nil, c.errorf(u.Pos, "cannot negate %s, a %s", k.Text, k.Type)
+		return nil, c.errorf(u.Pos, "cannot negate %s, a %s", brief(k), k.Type)
 	}
-	text := "-" + k.Text
-	if k.Kind == NArith {
-		text = "-(" + k.Text + ")"
-	}
-	return &Node{Kind: NNeg, Type: k.Type, Kids: []*Node{k}, Text: text, Pos: u.Pos}, nil
+	return &Node{Kind: NNeg, Type: k.Type, Kids: []*Node{k}, Pos: u.Pos}, nil
 }
 
 func (c *checker) primary(p *Primary, sc *scope) (*Node, error) {
@@ -1005,18 +972,18 @@ func (c *checker) call(call *Call, sc *scope) (*Node, error) {
 		if len(call.Args) != want {
 			return nil, c.errorf(call.Pos, "%s takes %d argument(s), not %d", name, want, len(call.Args))
 		}
-		text += arg.Text
+		text += textOf(arg)
 		switch name {
 		case "count":
 			a.Type = Int
 		case "min", "max":
 			if arg.Type == Bool || arg.Type == Null {
-				return nil, c.errorf(call.Pos, "%s of %s, a %s", name, arg.Text, arg.Type)
+				return nil, c.errorf(call.Pos, "%s of %s, a %s", name, brief(arg), arg.Type)
 			}
 			a.Type = arg.Type
 		default:
 			if !arg.Type.numeric() && arg.Type != Duration {
-				return nil, c.errorf(call.Pos, "%s adds numbers or durations; %s is a %s", name, arg.Text, arg.Type)
+				return nil, c.errorf(call.Pos, "%s adds numbers or durations; %s is a %s", name, brief(arg), arg.Type)
 			}
 			a.Type = arg.Type
 			if name == "avg" && arg.Type == Int {
@@ -1040,11 +1007,10 @@ func (c *checker) call(call *Call, sc *scope) (*Node, error) {
 		text += ")"
 	}
 	a.Text = text
-	for i, have := range *sc.aggs {
-		if have.Text == text {
-			return &Node{Kind: NAgg, Type: a.Type, Agg: i, Text: text, Pos: call.Pos}, nil
-		}
+	if i, ok := sc.aggIndex[text]; ok {
+		return &Node{Kind: NAgg, Type: a.Type, Agg: i, Text: text, Pos: call.Pos}, nil
 	}
+	sc.aggIndex[text] = len(*sc.aggs)
 	*sc.aggs = append(*sc.aggs, a)
 	return &Node{Kind: NAgg, Type: a.Type, Agg: len(*sc.aggs) - 1, Text: text, Pos: call.Pos}, nil
 }
@@ -1074,31 +1040,53 @@ func fromText(q *Query) string {
 	return t
 }
 
-// selectText is the canonical text of a checked SELECT whose items read
-// items.
-func selectText(q *Query, items []string) string {
-	text := "SELECT " + strings.Join(items, ", ") + " FROM " + fromText(q)
-	if q.Where != nil {
-		text += " WHERE " + q.Where.Text
-	}
-	if len(q.GroupBy) > 0 {
-		var g []string
-		for _, n := range q.GroupBy {
-			g = append(g, n.Text)
+// selectText writes the canonical text of a SELECT whose WHERE, GROUP BY,
+// items (exprs, nil for *) and HAVING are checked, between prefix and
+// suffix, and gives each of their nodes its Text. The window and the limit
+// are written as s has them: they are checked later.
+func selectText(q *Query, s *Select, exprs []*Node, prefix, suffix string) string {
+	p := &printer{record: true}
+	p.str(prefix)
+	p.str("SELECT ")
+	for i, it := range s.Items {
+		if i > 0 {
+			p.str(", ")
 		}
-		text += " GROUP BY " + strings.Join(g, ", ")
+		if exprs[i] == nil {
+			p.str("*")
+			continue
+		}
+		p.node(exprs[i])
+		if it.Alias != "" {
+			p.str(" AS " + it.Alias)
+		}
 	}
-	if q.Window != nil {
-		text += " WINDOW " + q.Window.Size.String()
-		if q.Window.Slide != q.Window.Size {
-			text += " SLIDE " + q.Window.Slide.String()
+	p.str(" FROM " + fromText(q))
+	if q.Where != nil {
+		p.str(" WHERE ")
+		p.node(q.Where)
+	}
+	for i, n := range q.GroupBy {
+		if i == 0 {
+			p.str(" GROUP BY ")
+		} else {
+			p.str(", ")
+		}
+		p.node(n)
+	}
+	if w := s.Window; w != nil {
+		p.str(" WINDOW " + time.Duration(w.Size).String())
+		if w.Slide != nil && *w.Slide != w.Size {
+			p.str(" SLIDE " + time.Duration(*w.Slide).String())
 		}
 	}
 	if q.Having != nil {
-		text += " HAVING " + q.Having.Text
+		p.str(" HAVING ")
+		p.node(q.Having)
 	}
-	if q.Limit > 0 {
-		text += " LIMIT " + strconv.Itoa(q.Limit)
+	if s.Limit != nil {
+		p.str(" LIMIT " + strconv.Itoa(*s.Limit))
 	}
-	return text
+	p.str(suffix)
+	return p.spanned()
 }

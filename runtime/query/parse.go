@@ -117,7 +117,7 @@ func Parse(text string) (*Script, error) {
 	if err := checkNesting(text, toks); err != nil {
 		return nil, err
 	}
-	s, err := parseString(text)
+	s, err := parseTokens(toks)
 	if err != nil {
 		var perr participle.Error
 		if errors.As(err, &perr) {
@@ -128,15 +128,39 @@ func Parse(text string) (*Script, error) {
 	return s, nil
 }
 
-// parseString runs the parser; a panic inside it (a bug of the parser
-// library or of the grammar) becomes an error, never the caller's panic.
-func parseString(text string) (s *Script, err error) {
+// parseTokens runs the parser over the tokens Parse lexed (lexing once: the
+// lexer takes half of the parse's time); a panic inside it (a bug of the
+// parser library or of the grammar) becomes an error, never the caller's
+// panic.
+func parseTokens(toks []lexer.Token) (s *Script, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			s, err = nil, fmt.Errorf("internal parser error: %v", v)
 		}
 	}()
-	return parser().ParseString("", text)
+	peek, err := lexer.Upgrade(&replay{toks: toks}, elided()...)
+	if err != nil {
+		return nil, err
+	}
+	return parser().ParseFromLexer(peek)
+}
+
+// replay is a lexer that gives back tokens lexed before.
+type replay struct{ toks []lexer.Token }
+
+func (r *replay) Next() (lexer.Token, error) {
+	if len(r.toks) == 0 {
+		return lexer.EOFToken(lexer.Position{}), nil
+	}
+	t := r.toks[0]
+	r.toks = r.toks[1:]
+	return t, nil
+}
+
+// elided are the token types the parser skips (participle.Elide).
+func elided() []lexer.TokenType {
+	sym := queryLexer().Symbols()
+	return []lexer.TokenType{sym["Whitespace"], sym["Comment"]}
 }
 
 // checkNesting refuses texts nested deeper than MaxNesting before the

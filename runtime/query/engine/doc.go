@@ -16,7 +16,10 @@
 // interval. The plan's cost is estimated from the probes' coarse statistics
 // (rate, mean and deviation of durations) and the costs the program
 // measured; Limits refuse plans over a probe count or a CPU budget, and
-// Explain says why.
+// Explain says why. Planning costs time linear in the query's size, times
+// the probes for the conditions on static columns (at most MaxPlanWork
+// node evaluations; larger conditions are checked per call instead), and a
+// derived stream read by several leaves is planned once.
 //
 // # Running
 //

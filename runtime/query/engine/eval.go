@@ -93,6 +93,9 @@ func (t *Tuple) col(i int) query.Value {
 type env struct {
 	tup  [2]*Tuple
 	aggs []query.Value
+	// chain holds the operators of arithmetic chains being evaluated
+	// (evalChain).
+	chain []*query.Node
 }
 
 // eval evaluates n. Comparisons with a null are false, arithmetic with a
@@ -159,6 +162,9 @@ func eval(n *query.Node, e *env) query.Value {
 		}
 		return query.BoolValue(n.Pointcut.MatchExecution(c.Call.Probe.Sig))
 	case query.NArith:
+		if n.Kids[0].Kind == query.NArith {
+			return evalChain(n, e)
+		}
 		return arith(n.Op, n.Type, eval(n.Kids[0], e), eval(n.Kids[1], e))
 	case query.NNeg:
 		v := eval(n.Kids[0], e)
@@ -172,6 +178,28 @@ func eval(n *query.Node, e *env) query.Value {
 		return v
 	}
 	return query.Value{}
+}
+
+// evalChain evaluates an arithmetic chain, a+b+…+z or a*b*…*z, in a loop:
+// the parser makes it left-deep, as deep as it is long, and recursion as
+// deep would cost a stack that size and a cache miss a step (a chain of
+// 16,000 took 100 ns a step, 20 times a shallow one's).
+func evalChain(n *query.Node, e *env) query.Value {
+	base := len(e.chain)
+	for n.Kind == query.NArith {
+		e.chain = append(e.chain, n)
+		n = n.Kids[0]
+	}
+	v := eval(n, e)
+	for i := len(e.chain) - 1; i >= base; i-- {
+		op := e.chain[i]
+		v = arith(op.Op, op.Type, v, eval(op.Kids[1], e))
+	}
+	for i := base; i < len(e.chain); i++ {
+		e.chain[i] = nil
+	}
+	e.chain = e.chain[:base]
+	return v
 }
 
 func cmpOp(op string, a, b query.Value) bool {

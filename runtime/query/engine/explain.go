@@ -13,10 +13,19 @@ import (
 func (p *Plan) Explain() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "query: %s\n", p.Query.Text)
+	// Leaves that read one derived stream share its probes: listed once.
+	listed := map[*ProbeNeed]string{}
 	for _, l := range p.Leaves {
 		if l.Every > 0 {
 			fmt.Fprintf(&b, "source %s: sampler %s every %v\n", l.Path, l.Stream.Name, l.Every)
 			continue
+		}
+		if len(l.Probes) > 0 {
+			if first, ok := listed[l.Probes[0]]; ok {
+				fmt.Fprintf(&b, "source %s: %d probe(s), those of source %s\n", l.Path, len(l.Probes), first)
+				continue
+			}
+			listed[l.Probes[0]] = l.Path
 		}
 		fmt.Fprintf(&b, "source %s: %d probe(s)\n", l.Path, len(l.Probes))
 		const shown = 20
@@ -29,12 +38,16 @@ func (p *Plan) Explain() string {
 			if n.Probe.Mode != n.mode() && !(n.mode() == "coarse" && n.Probe.Mode == "fine") {
 				fmt.Fprintf(&b, " (now %s)", n.Probe.Mode)
 			}
-			if len(n.Pushed) > 0 {
-				fmt.Fprintf(&b, ", at exit: %s", strings.Join(n.Pushed, " AND "))
+			pushed := n.Pushed()
+			if len(pushed) > 0 {
+				fmt.Fprintf(&b, ", at exit: %s", strings.Join(pushed, " AND "))
+				if n.PushedMore > 0 {
+					fmt.Fprintf(&b, " and %d more", n.PushedMore)
+				}
 			}
 			if n.Probe.Rate >= 0 {
 				fmt.Fprintf(&b, ", %s calls/s", rate(n.Probe.Rate))
-				if n.Pass >= 0 && len(n.Pushed) > 0 {
+				if n.Pass >= 0 && len(pushed) > 0 {
 					fmt.Fprintf(&b, ", ~%s pass", percent(n.Pass))
 				}
 			} else {

@@ -40,6 +40,8 @@ type Plan struct {
 	Refused string
 	// Notes explain choices, e.g. what could not be pushed down.
 	Notes []string
+	// acquired are the probes of each source, while the plan is made.
+	acquired map[source][]*ProbeNeed
 }
 
 // Leaf is one source that takes data from the program: a calls source (its
@@ -66,8 +68,11 @@ type ProbeNeed struct {
 	// and must not have. These are decided at the probe's exit.
 	MinNs, MaxNs    int64
 	Require, Forbid CallFlags
-	// Pushed are the conditions these come from, as the query wrote them.
-	Pushed []string
+	// pushed are the conjuncts these come from (the first maxPushed of
+	// them, Pushed names them), PushedMore how many more there are.
+	pushed     []*query.Node
+	PushedMore int
+	where      *where
 	// Pass is the estimated share of calls that pass the pushed-down
 	// conditions, -1 when unknown.
 	Pass float64
@@ -80,7 +85,7 @@ func New(q *query.Query, cat Catalog, lim Limits) (*Plan, error) {
 	if q.Kind == query.KindStream {
 		return nil, fmt.Errorf("CREATE STREAM %s defines a stream; it runs when a query reads it", q.Name)
 	}
-	p := &Plan{Query: q}
+	p := &Plan{Query: q, acquired: map[source][]*ProbeNeed{}}
 	probes := cat.Probes()
 	root, err := p.build(q, "", probes, nil)
 	if err != nil {
@@ -101,9 +106,17 @@ func New(q *query.Query, cat Catalog, lim Limits) (*Plan, error) {
 		}
 		p.Actions = append(p.Actions, hit)
 	}
+	p.acquired = nil
 	p.estimate(cat.Costs())
 	p.check(lim)
 	return p, nil
+}
+
+// source is one source of one query: the leaves of a plan that reads a
+// derived stream more than once share its acquisition.
+type source struct {
+	q  *query.Query
+	si int
 }
 
 // build makes the pipeline of q (a derived stream's when path is set) and
@@ -127,7 +140,17 @@ func (p *Plan) build(q *query.Query, path string, probes []*Probe, parent *pipel
 			p.Leaves = append(p.Leaves, &Leaf{Path: name, Stream: b.Stream, Every: b.Every, pipe: pipe, src: si})
 		default:
 			leaf := &Leaf{Path: name, Stream: b.Stream, pipe: pipe, src: si}
-			leaf.Probes = acquire(q, si, probes)
+			key := source{q, si}
+			needs, ok := p.acquired[key]
+			if !ok {
+				var undecided int
+				needs, undecided = acquire(q, si, probes)
+				p.acquired[key] = needs
+				if undecided > 0 {
+					p.Notes = append(p.Notes, fmt.Sprintf("%s: %d condition(s) on static columns are too large to decide for each of %d probes (%d node evaluations at most): they choose no probes and are checked on each call", name, undecided, len(probes), MaxPlanWork))
+				}
+			}
+			leaf.Probes = needs
 			if len(leaf.Probes) == 0 {
 				p.Notes = append(p.Notes, fmt.Sprintf("%s: no probe can produce a tuple that passes WHERE", name))
 			}
@@ -142,34 +165,18 @@ func (p *Plan) build(q *query.Query, path string, probes []*Probe, parent *pipel
 // probe's static columns known: false leaves the probe alone; what remains
 // of each conjunct is pushed down when it is a duration bound or an
 // error/panic fact of this source.
-func acquire(q *query.Query, si int, probes []*Probe) []*ProbeNeed {
-	fine := readsFine(q, si)
-	var conj []*query.Node
-	if q.Where != nil {
-		conj = conjuncts(q.Where)
-	}
+// It reports how many conjuncts were too large to decide per probe
+// (MaxPlanWork; acquire.go says what this costs).
+func acquire(q *query.Query, si int, probes []*Probe) ([]*ProbeNeed, int) {
+	w := prepare(q, si)
+	w.bound(len(probes))
 	var out []*ProbeNeed
-next:
 	for _, pr := range probes {
-		need := &ProbeNeed{Probe: pr, Fine: fine, Pass: -1}
-		for _, c := range conj {
-			r := simplify(c, si, pr)
-			if r.Kind == query.NLit {
-				if !r.Val.Truth() {
-					continue next
-				}
-				continue
-			}
-			if push(r, si, need) {
-				need.Pushed = append(need.Pushed, r.Text)
-			}
+		if n := w.need(pr); n != nil {
+			out = append(out, n)
 		}
-		if need.MaxNs < 0 || need.MaxNs > 0 && need.MinNs > need.MaxNs || need.Require&need.Forbid != 0 {
-			continue // no call can pass
-		}
-		out = append(out, need)
 	}
-	return out
+	return out, w.undecided
 }
 
 // readsFine says whether q reads source si's trace or depth.
@@ -296,22 +303,6 @@ func boolLit(b bool) *query.Node {
 		return litTrue
 	}
 	return litFalse
-}
-
-func joinTexts(kids []*query.Node, k query.NodeKind) string {
-	op := " AND "
-	if k == query.NOr {
-		op = " OR "
-	}
-	var parts []string
-	for _, c := range kids {
-		t := c.Text
-		if c.Kind == query.NOr && k == query.NAnd {
-			t = "(" + t + ")"
-		}
-		parts = append(parts, t)
-	}
-	return strings.Join(parts, op)
 }
 
 // isStatic says whether calls column c is known before a call.
