@@ -249,7 +249,7 @@ func (a *api) postQuery(w http.ResponseWriter, r *http.Request) error {
 }
 
 func detail(q *live.Query) QueryDetail {
-	return QueryDetail{Info: q.Info(), Plan: q.Plan().Explain(), Columns: q.Plan().Query.Schema}
+	return QueryDetail{Info: q.Info(), Plan: q.Explain(), Columns: q.Columns()}
 }
 
 func writeLine(w *streamWriter, v any) error {

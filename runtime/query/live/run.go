@@ -24,9 +24,11 @@ type Query struct {
 	Text     string
 	Detached bool
 	Started  time.Time
-	plan     *engine.Plan
-	res      *results
-	reg      *Registry
+	// plan is nil once the query has ended (forget): sum is what it keeps.
+	plan *engine.Plan
+	sum  summary
+	res  *results
+	reg  *Registry
 
 	stopOnce sync.Once
 	stopped  chan struct{} // closed to stop the loop
@@ -69,14 +71,8 @@ type Info struct {
 func (q *Query) Info() Info {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	in := Info{ID: q.ID, Kind: kindName(q.plan.Query.Kind), Text: q.Text, Detached: q.Detached, Started: q.Started,
-		State: q.state, Reason: q.reason, Probes: len(q.plan.Probes()), Stats: q.stats}
-	for _, l := range q.plan.Leaves {
-		if l.Every > 0 {
-			in.Samplers++
-		}
-	}
-	return in
+	return Info{ID: q.ID, Kind: kindName(q.sum.kind), Text: q.Text, Detached: q.Detached, Started: q.Started,
+		State: q.state, Reason: q.reason, Probes: q.sum.probes, Samplers: q.sum.samplers, Stats: q.stats}
 }
 
 func kindName(k query.Kind) string {
@@ -86,8 +82,13 @@ func kindName(k query.Kind) string {
 	return "select"
 }
 
-// Plan returns the query's plan.
-func (q *Query) Plan() *engine.Plan { return q.plan }
+// Plan returns the query's plan; nil once it has ended (Explain and
+// Columns still say what it was).
+func (q *Query) Plan() *engine.Plan {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.plan
+}
 
 // Schemas returns the shapes of the query's rows so far.
 func (q *Query) Schemas() []query.Schema { return q.res.Schemas() }
@@ -123,7 +124,7 @@ const firedGap = time.Second
 
 // start acquires what the plan needs and starts the query's loop.
 func start(r *Registry, id int, p *engine.Plan, cat *catalog, detach bool, opts Options) (*Query, error) {
-	q := &Query{ID: id, Text: p.Query.Text, Detached: detach, Started: time.Now(), plan: p, reg: r,
+	q := &Query{ID: id, Text: p.Query.Text, Detached: detach, Started: time.Now(), plan: p, sum: summarize(p), reg: r,
 		stopped: make(chan struct{}), done: make(chan struct{}), state: "running"}
 	q.res = newResults(opts.Rows, query.Schema{Name: "rows", Columns: p.Query.Schema})
 	l := &loop{q: q, cat: cat, opts: opts}
@@ -262,6 +263,7 @@ func (l *loop) run() {
 		q.mu.Unlock()
 		q.res.end(final)
 		q.reg.endQuery(q)
+		q.forget()
 		close(q.done)
 	}()
 	tick := time.NewTicker(l.opts.Tick)
