@@ -182,12 +182,12 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any, exp
 	}
 	if int64(len(data)) > maxReply {
 		// Cut short, it would fail to decode with a message about JSON.
-		return nil, fmt.Errorf("the reply of %s to %s %s is larger than %d bytes, more than any admin endpoint sends", c.addr, method, path, maxReply)
+		return nil, fmt.Errorf("the reply of %s to %s %s is larger than %d bytes, more than any admin endpoint sends", c.addr, method, shownPath(path), maxReply)
 	}
 	if resp.StatusCode >= 300 {
 		e := &Error{Status: resp.StatusCode, Expr: expr}
 		if json.Unmarshal(data, &e.Body) != nil || e.Body.Error == "" {
-			e.Body.Error = fmt.Sprintf("%s %s: %s", method, path, resp.Status)
+			e.Body.Error = fmt.Sprintf("%s %s: %s", method, shownPath(path), resp.Status)
 		}
 		if resp.StatusCode == http.StatusNotFound && !strings.Contains(path, "/rules/") {
 			e.Hint = fmt.Sprintf("is %s a tigris admin endpoint of this version?", c.addr)
@@ -201,10 +201,19 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any, exp
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return nil, fmt.Errorf("decoding the reply of %s %s: %w", method, path, err)
+			return nil, fmt.Errorf("decoding the reply of %s %s: %w", method, shownPath(path), err)
 		}
 	}
 	return data, nil
+}
+
+// shownPath is a request's path for a message: without its query, which may
+// hold a whole query text.
+func shownPath(path string) string {
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		return path[:i] + "?…"
+	}
+	return path
 }
 
 // unreachable explains a failed connection.

@@ -74,7 +74,7 @@ func (c *Client) PostQueries(ctx context.Context, text string) (*admin.QueryPost
 // Explain plans the statements of text against the program without running
 // them.
 func (c *Client) Explain(ctx context.Context, text string) (*admin.QueryPosted, error) {
-	return call[admin.QueryPosted](ctx, c, http.MethodGet, admin.Prefix+"queries/explain?query="+url.QueryEscape(text), nil, text)
+	return c.explain(ctx, text)
 }
 
 // Queries lists the program's queries and named streams.

@@ -126,11 +126,19 @@ func TestTextIsOneString(t *testing.T) {
 	}
 }
 
-// TestLongErrorsAreBrief: an error about a long expression quotes its start
-// and end, not all of it.
+// TestLongErrorsAreBrief: an error about a long expression or token quotes
+// its start and end, not all of it.
 func TestLongErrorsAreBrief(t *testing.T) {
-	_, err := Compile("SELECT * FROM calls WHERE line"+strings.Repeat(" + 1", 5000)+" > 1s", nil)
-	if err == nil || len(err.Error()) > 600 || !strings.Contains(err.Error(), "…") {
-		t.Fatalf("%d bytes: %.300v", len(err.Error()), err)
+	for _, text := range []string{
+		"SELECT * FROM calls WHERE line" + strings.Repeat(" + 1", 5000) + " > 1s",
+		"SELECT * FROM calls WHERE error " + strings.Repeat("x", 40000),
+	} {
+		_, err := Compile(text, nil)
+		if err == nil {
+			t.Fatalf("%.100s compiled", text)
+		}
+		if len(err.Error()) > 600 || !strings.Contains(err.Error(), "…") {
+			t.Fatalf("%d bytes: %.300v", len(err.Error()), err)
+		}
 	}
 }

@@ -121,7 +121,7 @@ func Parse(text string) (*Script, error) {
 	if err != nil {
 		var perr participle.Error
 		if errors.As(err, &perr) {
-			return nil, errorAt(text, perr.Position(), "%s", friendly(perr.Message()))
+			return nil, errorAt(text, perr.Position(), "%s", Clip(friendly(perr.Message())))
 		}
 		return nil, &Error{Line: 1, Col: 1, Msg: err.Error(), text: text}
 	}

@@ -62,7 +62,9 @@ type api struct {
 	slots   chan struct{}
 	readers chan struct{} // requests receiving a body, at most maxBodyReads
 	streams chan struct{} // streaming replies, at most maxStreams
-	mux     *http.ServeMux
+	// compiling is held while a long query text compiles (queries.go).
+	compiling chan struct{}
+	mux       *http.ServeMux
 }
 
 // handlerFunc serves one method of one endpoint. It writes the reply itself on
@@ -78,7 +80,7 @@ type methods map[string]handlerFunc
 // with its own server may mount it there instead (its paths are absolute). It is
 // safe for concurrent use and never panics into the server.
 func NewHandler(opts Options) http.Handler {
-	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), streams: make(chan struct{}, maxStreams), mux: http.NewServeMux()}
+	a := &api{slots: make(chan struct{}, maxInFlight), readers: make(chan struct{}, maxBodyReads), streams: make(chan struct{}, maxStreams), compiling: make(chan struct{}, 1), mux: http.NewServeMux()}
 	if opts.Token != "" {
 		a.tokenSum, a.hasToken = sha256.Sum256([]byte(opts.Token)), true
 	}

@@ -51,7 +51,13 @@ type Statement struct {
 	Columns []query.Column `json:"columns,omitempty"`
 }
 
-// QueryPosted answers a detached POST queries and GET queries/explain.
+// ExplainRequest is the body of POST queries/explain.
+type ExplainRequest struct {
+	// Query is the query text: one or more statements, each explained.
+	Query string `json:"query"`
+}
+
+// QueryPosted answers a detached POST queries and queries/explain.
 type QueryPosted struct {
 	Statements []Statement `json:"statements"`
 }
@@ -101,7 +107,7 @@ func (a *api) routeQueries() {
 		}
 		buffered.ServeHTTP(w, r)
 	}))
-	a.handle("queries/explain", methods{"GET": a.explainQuery})
+	a.handle("queries/explain", methods{"GET": a.explainQuery, "POST": a.explainQuery})
 	a.handle("queries/{id}", methods{"GET": a.getQuery, "DELETE": a.cancelQuery})
 	a.route("queries/{id}/results", a.stream(a.queryResults))
 	a.handle("streams/{name}", methods{"DELETE": a.dropStream})
@@ -198,6 +204,15 @@ func (a *api) postQuery(w http.ResponseWriter, r *http.Request) error {
 	if req.Query == "" {
 		return badRequest("query", errors.New("empty query (want e.g. SELECT function, count(*) FROM calls GROUP BY function WINDOW 10s)"))
 	}
+	done, err := a.compileTurn(r, req.Query)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if done != nil {
+			done()
+		}
+	}()
 	if !req.Detach {
 		// Check before anything starts that the text has one query to stream.
 		qs, err := query.Compile(req.Query, live.Default().Defined())
@@ -217,6 +232,8 @@ func (a *api) postQuery(w http.ResponseWriter, r *http.Request) error {
 	a.mu.Lock()
 	posted, err := live.Default().Post(req.Query, req.Detach)
 	a.mu.Unlock()
+	done()
+	done = nil // not held while the rows stream
 	if err != nil {
 		return queryError(err)
 	}
@@ -274,13 +291,35 @@ func (a *api) listQueries(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// explainQuery serves GET queries/explain?query=...: the plans, nothing run.
+// explainQuery serves queries/explain: POST with {"query": TEXT}, any
+// query (query.MaxText bytes), or GET ?query=TEXT for one short enough for
+// a URL: the plans, nothing run. It needs the token when the program has
+// one, as changes do: it reads nothing the program keeps, but compiling and
+// planning cost the program CPU and memory in proportion to the text.
 func (a *api) explainQuery(w http.ResponseWriter, r *http.Request) error {
-	text := r.URL.Query().Get("query")
+	var text string
+	if r.Method == http.MethodPost { // wrap checked the token
+		var req ExplainRequest
+		if err := decodeBody(r, &req); err != nil {
+			return err
+		}
+		text = req.Query
+	} else {
+		if err := a.authorize(r); err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="tigris"`)
+			return err
+		}
+		text = r.URL.Query().Get("query")
+	}
 	if text == "" {
-		return badRequest("query", errors.New("missing ?query= (a query text)"))
+		return badRequest("query", errors.New(`missing query: POST {"query": TEXT}, or GET ?query=TEXT for a short one`))
 	}
 	reg := live.Default()
+	done, err := a.compileTurn(r, text)
+	if err != nil {
+		return err
+	}
+	defer done()
 	qs, err := query.Compile(text, reg.Defined())
 	if err != nil {
 		return queryError(err)
@@ -300,6 +339,26 @@ func (a *api) explainQuery(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// longQuery is the length from which query texts compile one at a time:
+// compiling allocates about 3.5 KB a byte of text (most of it garbage at
+// once), 200 MB for the longest, so four handlers compiling long texts at
+// once would take the program's heap up by that four times.
+const longQuery = 4 << 10
+
+// compileTurn waits, for a long text, until no other long text compiles;
+// the caller calls done when it has compiled and planned.
+func (a *api) compileTurn(r *http.Request, text string) (done func(), err error) {
+	if len(text) < longQuery {
+		return func() {}, nil
+	}
+	select {
+	case a.compiling <- struct{}{}:
+		return func() { <-a.compiling }, nil
+	case <-r.Context().Done():
+		return nil, errorf(http.StatusServiceUnavailable, "the client left while waiting to compile its query")
+	}
 }
 
 func (a *api) queryByID(r *http.Request) (*live.Query, error) {

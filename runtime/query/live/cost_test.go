@@ -9,7 +9,8 @@ import (
 // TestEndedQueriesKeepASummary: once a query has ended, the registry keeps
 // what listings show and its plan explained (at most MaxEndedExplain
 // bytes), not its compiled query: after a query of 60 KB, a chain of 30,000
-// additions, the heap is back within a few hundred KB of where it was.
+// additions, the heap is back within 2 MB of where it was (keeping the plan
+// kept 17 MB).
 func TestEndedQueriesKeepASummary(t *testing.T) {
 	setup(t)
 	r := NewRegistry(fastOptions())
@@ -46,7 +47,7 @@ func TestEndedQueriesKeepASummary(t *testing.T) {
 		t.Errorf("columns %v", q.Columns())
 	}
 	// What is kept: the text (60 KB) and the explanation (16 KB).
-	if after := heap(); after > before+512<<10 {
+	if after := heap(); after > before+2<<20 {
 		t.Errorf("the heap grew by %d KB and stayed", (after-before)>>10)
 	}
 	runtime.KeepAlive(q)
