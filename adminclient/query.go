@@ -29,8 +29,11 @@ type QueryEvent struct {
 	Skipped uint64
 	// Stats are the query's counters (heartbeats and the end).
 	Stats map[string]uint64
-	// End is why the query ended: the stream's last event.
-	End string
+	// End is why the query ended: the stream's last event. Ended is when, on
+	// the program's clock (zero from a program that does not say): windows
+	// open then were cut short.
+	End   string
+	Ended time.Time
 }
 
 // SchemaEvent is a schema line.
@@ -197,6 +200,7 @@ func (d *StreamDecoder) Decode(line []byte) (QueryEvent, error) {
 		Skipped uint64             `json:"skipped"`
 		Stats   map[string]uint64  `json:"stats"`
 		End     *string            `json:"end"`
+		Ended   time.Time          `json:"ended"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
@@ -239,7 +243,7 @@ func (d *StreamDecoder) Decode(line []byte) (QueryEvent, error) {
 		if end == "" {
 			end = "ended"
 		}
-		return QueryEvent{End: end, Stats: raw.Stats}, nil
+		return QueryEvent{End: end, Ended: raw.Ended, Stats: raw.Stats}, nil
 	case raw.Skipped > 0:
 		return QueryEvent{Skipped: raw.Skipped}, nil
 	case raw.Stats != nil:

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	rq "github.com/tigrisgo/tigris/runtime/query"
@@ -59,7 +60,7 @@ func TestQueryStream(t *testing.T) {
 	for _, l := range []string{
 		`{"query":{"id":7,"kind":"select","columns":[{"name":"t","type":"time"},{"name":"d","type":"duration"},{"name":"f","type":"float"},{"name":"b","type":"bool"}]}}`,
 		`{"row":["2026-11-25T12:00:00.5Z",1500,0.25,true]}`,
-		`{"end":"cancelled","stats":{"rows":1}}`,
+		`{"end":"cancelled","ended":"2026-11-25T12:00:01.25Z","stats":{"rows":1}}`,
 	} {
 		lines.WriteString(l + "\n")
 	}
@@ -70,6 +71,9 @@ func TestQueryStream(t *testing.T) {
 		ev, err := d.Decode(sc.Bytes())
 		if err != nil {
 			t.Fatal(err)
+		}
+		if ev.End != "" && !ev.Ended.Equal(time.Date(2026, 11, 25, 12, 0, 1, 250e6, time.UTC)) {
+			t.Errorf("the end line's time decoded as %v", ev.Ended)
 		}
 		if ev.Row != nil {
 			for _, v := range ev.Row.Vals {

@@ -14,19 +14,25 @@ import (
 // counts, a latency histogram, totals and a series over time buckets; and a
 // few call trees to draw (the slowest and the latest). It serves a trace
 // file (the whole run) and a live program's recent records alike. Memory
-// grows with the functions, never with the records: buckets are merged in
-// pairs when the span outgrows them, and the trees kept are bounded.
+// grows with the functions, never with the records: the buckets lie on a
+// grid of a power of ten nanoseconds, ten of them are merged into one when
+// the span outgrows them, and the trees kept are bounded. finish merges them
+// once more into the windows the page shows: a round width (1, 2 or 5 times a
+// power of ten) that gives at most windows of them, so a short run gets as
+// many points as a long one.
 type agg struct {
 	keep     int // trees kept of each kind
 	maxNodes int // nodes kept of one tree
-	buckets  int // most time buckets
+	windows  int // most windows shown; the grid holds fineBuckets times as many
+	buckets  int // most buckets on the grid while reading
 
 	funcs  []*funcAcc
 	byFunc map[traceconv.Func]int
 	byDef  map[*writer.ProbeDef]int
 
 	width int64 // bucket width, ns; 0 until the first record
-	start int64 // wall time of bucket 0
+	base  int64 // bucket 0 is [base·width, (base+1)·width) of wall time
+	start int64 // wall time of bucket 0: base·width
 	used  int   // buckets used, from 0
 
 	first, last int64 // wall: earliest entry, latest exit
@@ -117,12 +123,17 @@ type keptNode struct {
 	Flags   writer.Flags
 }
 
-func newAgg(keep, maxNodes, buckets int) *agg {
-	return &agg{keep: keep, maxNodes: maxNodes, buckets: buckets, byFunc: map[traceconv.Func]int{}, byDef: map[*writer.ProbeDef]int{}}
+func newAgg(keep, maxNodes, windows int) *agg {
+	return &agg{keep: keep, maxNodes: maxNodes, windows: windows, buckets: fineBuckets * windows, byFunc: map[traceconv.Func]int{}, byDef: map[*writer.ProbeDef]int{}}
 }
 
-// firstWidth is the first time bucket's width; it doubles as the span grows.
-const firstWidth = int64(10e6)
+// firstWidth is the first time bucket's width; it grows tenfold as the span
+// outgrows the buckets. fineBuckets is how many buckets the grid has per
+// window shown: enough that the windows finish makes of them are round.
+const (
+	firstWidth  = int64(1)
+	fineBuckets = 5
+)
 
 // add takes one call tree in. The tree itself is kept only while it is
 // among the latest or the slowest; finish turns those into keptTrees.
@@ -203,42 +214,128 @@ func (a *agg) funcIndex(fn traceconv.Func) int {
 }
 
 // bucketOf is f's bucket of the instant at (wall ns), widening the buckets
-// when at lies beyond the last. Calls are bucketed by their end, the order in
-// which the monitor writes them; one that ended before the first bucket goes
-// into it.
+// when at lies beyond the last, and adding buckets in front when it lies
+// before the first (the calls of a call tree end before its root, which may
+// come first). Calls are bucketed by their end, the order in which the
+// monitor writes them.
 func (a *agg) bucketOf(at int64, f *funcAcc) *bucket {
 	if a.width == 0 {
-		a.width, a.start = firstWidth, at
+		a.width, a.base, a.start = firstWidth, at/firstWidth, at
 	}
-	i := int((max(at, a.start) - a.start) / a.width)
-	for i >= a.buckets {
-		a.widen()
-		i = int((max(at, a.start) - a.start) / a.width)
+	i := floorDiv(at, a.width) - a.base
+	for i < 0 || i >= int64(a.buckets) {
+		switch {
+		case i < 0 && int64(a.used)-i <= int64(a.buckets):
+			// Room in front: half of what is free beyond what is needed, so
+			// that calls ending a little earlier each time do not shift
+			// every series each time. What stays empty is trimmed.
+			a.shift(-i + (int64(a.buckets)-int64(a.used)+i)/2)
+		case i >= int64(a.buckets) && a.trim() > 0:
+		default:
+			a.widen(10)
+		}
+		i = floorDiv(at, a.width) - a.base
 	}
-	a.used = max(a.used, i+1)
-	if i >= len(f.series) {
-		f.series = slices.Grow(f.series, i+1-len(f.series))[:i+1]
+	a.used = max(a.used, int(i)+1)
+	if int(i) >= len(f.series) {
+		f.series = slices.Grow(f.series, int(i)+1-len(f.series))[:i+1]
 	}
 	return &f.series[i]
 }
 
-// widen doubles the bucket width, merging neighbours.
-func (a *agg) widen() {
-	a.width *= 2
+// floorDiv is a/b rounded down (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// shift puts k empty buckets in front of the first.
+func (a *agg) shift(k int64) {
 	for _, f := range a.funcs {
-		s := f.series
-		for i := range s {
-			if i%2 == 0 {
-				s[i/2] = s[i]
-			} else {
-				s[i/2].merge(s[i])
+		if len(f.series) > 0 {
+			f.series = append(make([]bucket, k, int(k)+len(f.series)), f.series...)
+		}
+	}
+	a.base -= k
+	a.start = a.base * a.width
+	a.used += int(k)
+}
+
+// trim drops the empty buckets in front of the first call, and says how
+// many.
+func (a *agg) trim() int {
+	lead := a.used
+	for _, f := range a.funcs {
+		for i := 0; i < len(f.series) && i < lead; i++ {
+			if f.series[i].time.n > 0 {
+				lead = i
+				break
 			}
 		}
-		n := (len(s) + 1) / 2
+	}
+	if lead == a.used {
+		return 0
+	}
+	for _, f := range a.funcs {
+		f.series = f.series[min(lead, len(f.series)):]
+	}
+	a.base += int64(lead)
+	a.start = a.base * a.width
+	a.used -= lead
+	return lead
+}
+
+// widen makes the buckets factor times wider, merging the buckets that fall
+// into one on the wider grid.
+func (a *agg) widen(factor int64) {
+	base := floorDiv(a.base, factor)
+	at := func(i int) int { return int(floorDiv(a.base+int64(i), factor) - base) }
+	for _, f := range a.funcs {
+		s := f.series
+		if len(s) == 0 {
+			continue
+		}
+		// In place: bucket i goes to at(i) <= i, after the bucket that was
+		// there has gone.
+		for i := range s {
+			if j := at(i); i == 0 || j != at(i-1) {
+				s[j] = s[i]
+			} else {
+				s[j].merge(s[i])
+			}
+		}
+		n := at(len(s)-1) + 1
 		clear(s[n:])
 		f.series = s[:n]
 	}
-	a.used = (a.used + 1) / 2
+	if a.used > 0 {
+		a.used = at(a.used-1) + 1
+	}
+	a.width *= factor
+	a.base = base
+	a.start = a.base * a.width
+}
+
+// windowed turns the grid into the windows the page shows: the empty
+// buckets in front go, and the buckets are merged into the narrowest round
+// windows (1, 2 or 5 times a power of ten) of which at most a.windows cover
+// the span.
+func (a *agg) windowed() {
+	if a.used == 0 {
+		return
+	}
+	a.trim()
+	for _, factor := range []int64{1, 2, 5, 10, 20, 50, 100} {
+		if floorDiv(a.base+int64(a.used)-1, factor)-floorDiv(a.base, factor)+1 <= int64(a.windows) {
+			if factor > 1 {
+				a.widen(factor)
+			}
+			return
+		}
+	}
 }
 
 // keepTree keeps c if it is among the slowest or the latest.
@@ -300,6 +397,7 @@ func (a *agg) finish() {
 	for _, f := range a.funcs {
 		f.incl.finish()
 	}
+	a.windowed()
 	byID := map[uint64]*keptTree{}
 	conv := func(cs []candidate) []*keptTree {
 		var out []*keptTree

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -17,14 +18,13 @@ import (
 // cycleView turns an analysis cycle into what the page shows.
 func cycleView(c *analyzer.Cycle, parts []analyzer.Partition) Cycle {
 	v := Cycle{
-		Seq: c.Seq, At: c.At, Trigger: c.Trigger, Window: time.Duration(c.Window).String(),
-		Took: time.Duration(c.Took).String(), Candidates: c.Candidates,
+		Seq: c.Seq, At: c.At, Trigger: c.Trigger, Window: human.Duration(time.Duration(c.Window)),
+		Took: human.Duration(time.Duration(c.Took)), Candidates: c.Candidates,
 		Selected: c.Selected, Added: c.Added, Removed: c.Removed, Reasons: c.Reasons,
-		Why: c.Why, Err: c.Err, Sampling: settings.FormatPercent(c.Sampling),
+		Why: c.Why, Err: c.Err, Sampling: human.Percent(c.Sampling),
 	}
 	if b := c.Budget; b != nil {
-		v.Budget = fmt.Sprintf("budget %s of CPU: %.0f fine calls/s → sampling %s (%s)",
-			settings.FormatPercent(b.Budget), b.FineCallsPerSec, settings.FormatPercent(b.Rate), b.Action)
+		v.Budget = b.Reason()
 	}
 	for _, p := range parts {
 		v.Partitions = append(v.Partitions, partitionView(p))
@@ -42,7 +42,7 @@ func partitionView(p analyzer.Partition) Partition {
 	}
 	if p.Method == dsl.MethodNormal || p.Method == dsl.MethodQuantiles {
 		for _, c := range p.Cuts {
-			v.Cuts = append(v.Cuts, analyzer.FormatMetric(c.Value))
+			v.Cuts = append(v.Cuts, analyzer.FormatMetric(p.Metric, c.Value))
 		}
 	}
 	if p.Direction == dsl.HigherIsLess {

@@ -12,11 +12,13 @@
 //     of each function for the sparklines, the program's analysis history
 //     (at most 100 cycles) and, while someone looks at the page, the
 //     program's recent fine records (GET writer/recent), for the latency
-//     histograms and the call trees. Its memory is bounded whatever the
-//     program runs for.
+//     histograms and the call trees; the first page reads them itself (at
+//     most 3 s) rather than leave them to the next refresh. Its memory is
+//     bounded whatever the program runs for.
 //   - [File] reads a trace file once, when it opens, and summarizes it
 //     (traceconv.Walk): per function the counts, a latency histogram and a
-//     series over time, the slowest and latest call trees, and the analyzer
+//     series over windows whose width follows the run's length (30 to 60
+//     of them), the slowest and latest call trees, and the analyzer
 //     evaluated over the whole run and replayed over its windows. A page then
 //     costs only its rendering, however many records the file holds.
 //

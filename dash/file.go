@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -105,9 +106,9 @@ func (f *File) View(_ context.Context, q Query) *View {
 	}
 	v.Functions = Functions{
 		Count:      len(rows),
-		Source:     fmt.Sprintf("every recorded call of the run (%s records, %s)", count(uint64(f.rep.Records)), v.Process.Span.Round(time.Millisecond)),
+		Source:     fmt.Sprintf("every recorded call of the run (%s records, %s)", count(uint64(f.rep.Records)), human.Duration(v.Process.Span)),
 		DistSource: "the same calls",
-		Series:     fmt.Sprintf("calls per %s window of the run", time.Duration(a.width)),
+		Series:     fmt.Sprintf("calls per %s window of the run: %d windows, the width chosen from the run's %s", human.Duration(time.Duration(a.width)), a.used, human.Duration(v.Process.Span)),
 		Controls:   Controls{Why: "a trace file is a record of a finished run: there is nothing to switch (tigris dash ADDR shows a running program)"},
 	}
 	v.Functions.Rows, v.Functions.Sort, v.Functions.All = sortRows(rows, q)
@@ -163,7 +164,7 @@ func (f *File) evaluate() Analyzer {
 	a := f.agg
 	an := Analyzer{
 		Enabled: true, Criteria: f.analysis.Criteria, Metrics: metricsOf(f.analysis),
-		Replay:   fmt.Sprintf("evaluated offline over the recorded calls (sampled calls of the functions that were fine): the whole run, and each of its %d windows of %s as a cycle", a.used, time.Duration(a.width)),
+		Replay:   fmt.Sprintf("evaluated offline over the recorded calls (sampled calls of the functions that were fine): the whole run, and each of its %d windows of %s as a cycle", a.used, human.Duration(time.Duration(a.width))),
 		Controls: Controls{Why: "a trace file cannot be switched"},
 	}
 	if st := staticCriteria(f.analysis); len(st) > 0 {
@@ -200,7 +201,7 @@ func (f *File) evaluate() Analyzer {
 		an.Err = err.Error()
 		return an
 	}
-	whole.Trigger, whole.Window = "the whole run", time.Duration(a.last-a.first).Round(time.Millisecond).String()
+	whole.Trigger, whole.Window = "the whole run", human.Duration(time.Duration(a.last-a.first))
 	an.Last = &whole
 	var prev []string
 	for j := 0; j < a.used; j++ {

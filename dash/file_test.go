@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/tracegen"
 	"github.com/tigrisgo/tigris/runtime/settings"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -304,6 +306,72 @@ func TestFileConcurrentPages(t *testing.T) {
 	for range 8 {
 		if s := <-done; s != "200 OK" {
 			t.Error(s)
+		}
+	}
+}
+
+// TestFileWindowsFromDuration: the sparklines' window is chosen from the
+// run's span, a round width giving at most 60 windows and about 30 at least,
+// however the calls come: a 352 ms run that is one call tree (its calls end
+// before its root, which the reader may give first) gets 36 windows of 10ms,
+// not 2. Every call stays in the windows, and the page says the width.
+func TestFileWindowsFromDuration(t *testing.T) {
+	oneTree := func(span, step time.Duration) []writer.Record {
+		var recs []writer.Record
+		for i := int64(1); i*int64(step) < int64(span); i++ {
+			t0 := i * int64(step)
+			recs = append(recs, writer.Record{Probe: 2, EOI: uint32(i), ESS: 1, Trace: 1, GID: 1, TIn: t0, TOut: t0 + int64(step)/2})
+		}
+		return append(recs, writer.Record{Probe: 1, EOI: 0, ESS: 0, Trace: 1, GID: 1, TIn: 0, TOut: int64(span)})
+	}
+	manyTrees := func(span, step time.Duration) []writer.Record {
+		var recs []writer.Record
+		for i := int64(0); i*int64(step) < int64(span); i++ {
+			t0 := i * int64(step)
+			recs = append(recs, writer.Record{Probe: 1, Trace: uint64(i + 1), GID: 1, TIn: t0, TOut: t0 + int64(step)/2})
+		}
+		return recs
+	}
+	round := map[int64]bool{}
+	for p := int64(1); p <= 1e12; p *= 10 {
+		round[p], round[2*p], round[5*p] = true, true, true
+	}
+	for _, c := range []struct {
+		name  string
+		recs  []writer.Record
+		width time.Duration // 0: any round width
+	}{
+		{"352ms, one tree", oneTree(352*time.Millisecond, time.Millisecond), 10 * time.Millisecond},
+		{"352ms, many trees", manyTrees(352*time.Millisecond, time.Millisecond), 10 * time.Millisecond},
+		{"3.1µs", manyTrees(3100*time.Nanosecond, 100*time.Nanosecond), 100 * time.Nanosecond},
+		{"50s", manyTrees(50*time.Second, 50*time.Millisecond), time.Second},
+		{"2h, one tree", oneTree(2*time.Hour, time.Second), 0},
+		{"1.23s", manyTrees(1230*time.Millisecond, 10*time.Millisecond), 0},
+	} {
+		f, err := OpenFile(writeTrace(t, shopDefs[:2], c.recs), FileOptions{Analysis: settings.Default().Analysis})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := f.agg
+		if a.used < 24 || a.used > maxSeries || !round[a.width] || c.width != 0 && a.width != int64(c.width) {
+			t.Errorf("%s: %d windows of %v; want 24 to %d of a round width (%v)", c.name, a.used, time.Duration(a.width), maxSeries, c.width)
+		}
+		var n uint64
+		for _, fa := range a.funcs {
+			for _, b := range fa.series {
+				n += b.time.n
+			}
+		}
+		if n != uint64(len(c.recs)) {
+			t.Errorf("%s: the windows hold %d calls, want %d", c.name, n, len(c.recs))
+		}
+		v := f.View(context.Background(), Query{})
+		want := fmt.Sprintf("calls per %s window of the run: %d windows", human.Duration(time.Duration(a.width)), a.used)
+		if !strings.Contains(v.Functions.Series, want) {
+			t.Errorf("%s: the page says %q, want it to say %q", c.name, v.Functions.Series, want)
+		}
+		if r := v.Functions.Rows[0]; len(r.Series) != a.used {
+			t.Errorf("%s: a sparkline of %d points for %d windows", c.name, len(r.Series), a.used)
 		}
 	}
 }

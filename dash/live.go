@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -33,7 +34,7 @@ type Live struct {
 	addr string
 	o    LiveOptions
 
-	readMu   sync.Mutex // one reading at a time: the ticker's, a change's
+	reading  chan struct{} // held by the one reading at a time: the ticker's, a change's, a first page's
 	mu       sync.Mutex
 	st       liveState
 	prev     map[uint32]cumulative // totals at the last reading
@@ -122,7 +123,7 @@ type recentWindow struct {
 // as the user gave it. Run reads the program until its context ends.
 func NewLive(c *adminclient.Client, addr string, o LiveOptions) *Live {
 	o.defaults()
-	l := &Live{c: c, addr: addr, o: o}
+	l := &Live{c: c, addr: addr, o: o, reading: make(chan struct{}, 1)}
 	l.reset()
 	return l
 }
@@ -153,8 +154,59 @@ func (l *Live) Run(ctx context.Context) {
 // Read reads the program once: the tables, the series' next window and,
 // while someone looks at the page, the recent records.
 func (l *Live) Read(ctx context.Context) {
-	l.readMu.Lock()
-	defer l.readMu.Unlock()
+	l.reading <- struct{}{}
+	defer func() { <-l.reading }()
+	l.read(ctx)
+}
+
+// firstWait bounds how long a page waits for what the program has not been
+// asked yet: its first reading, or its recent records when the page is the
+// first to look at them.
+const firstWait = 3 * time.Second
+
+// prime reads, for a page about to render, what the page would otherwise
+// lack until the next reading: the program itself when it was never read,
+// and its recent records (the histograms, the call trees, the binary's name)
+// when it has some and none were read yet. It waits at most firstWait, and
+// never again for a program that did not answer.
+func (l *Live) prime(ctx context.Context) {
+	l.mu.Lock()
+	l.viewed = l.o.Now()
+	need := func() bool {
+		return l.st.at.IsZero() || l.recent == nil && l.st.writer != nil && l.st.writer.Active
+	}
+	want := need()
+	l.mu.Unlock()
+	if !want {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, firstWait)
+	defer cancel()
+	select {
+	case l.reading <- struct{}{}:
+		defer func() { <-l.reading }()
+	case <-ctx.Done():
+		return
+	}
+	l.mu.Lock()
+	want, never := need(), l.st.at.IsZero()
+	l.mu.Unlock()
+	switch {
+	case !want:
+	case never:
+		l.read(ctx) // the page is looked at: the recent records come too
+	default:
+		rw := l.readRecent(ctx, l.o.Now())
+		l.mu.Lock()
+		if l.recent == nil {
+			l.recent = rw
+		}
+		l.mu.Unlock()
+	}
+}
+
+// read is Read, with the reading held.
+func (l *Live) read(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, max(l.o.Refresh, 5*time.Second))
 	defer cancel()
 	now := l.o.Now()
@@ -295,8 +347,10 @@ func (l *Live) readErr() error {
 	return l.st.err
 }
 
-// View implements Source.
-func (l *Live) View(_ context.Context, q Query) *View {
+// View implements Source. A first page waits (a little) for what the
+// program has: see prime.
+func (l *Live) View(ctx context.Context, q Query) *View {
+	l.prime(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.viewed = l.o.Now()
@@ -313,12 +367,15 @@ func (l *Live) View(_ context.Context, q Query) *View {
 	}
 	h := st.health
 	v.Process = Process{PID: h.PID, Go: h.Go, Uptime: time.Duration(h.UptimeSeconds * float64(time.Second)).Round(time.Second), Probes: h.Probes, ModeCounts: map[string]int{}}
+	if h.Binary != "" {
+		v.Title, v.Process.Binary = filepath.Base(h.Binary), h.Binary
+	}
 	for m, n := range h.Modes {
 		v.Process.ModeCounts[string(m)] = n
 	}
 	v.Process.Sampling = settings.FormatPercent(h.Sampling)
 	if h.EffectiveSampling != h.Sampling {
-		v.Process.Sampling += " configured, " + settings.FormatPercent(h.EffectiveSampling) + " in force"
+		v.Process.Sampling += " configured, " + human.Percent(h.EffectiveSampling) + " in force"
 	}
 	var ra *agg
 	if l.recent != nil {
@@ -331,6 +388,7 @@ func (l *Live) View(_ context.Context, q Query) *View {
 		v.Title = filepath.Base(ra.header.Binary)
 		v.Process.Binary, v.Process.Host = ra.header.Binary, ra.header.Host
 	}
+	v.Title = strings.TrimSuffix(v.Title, ".exe")
 	controls := l.controls()
 	v.Functions = l.functions(st, ra, q, controls)
 	v.Analyzer = l.analyzerView(st, controls)
@@ -457,7 +515,10 @@ func modesView(st liveState, c Controls) Modes {
 		}
 	}
 	if s := st.sampling; s != nil {
-		m.Sampling = Sampling{Configured: s.Percent, Effective: s.EffectivePercent, Reason: s.Reason}
+		m.Sampling = Sampling{Configured: s.Percent, Effective: s.Percent, Reason: s.Reason}
+		if s.Effective != s.Sampling {
+			m.Sampling.Effective = human.Percent(s.Effective)
+		}
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package dash
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +40,7 @@ type fakeProgram struct {
 	// new cycle's explanation of an empty selection.
 	sampling admin.SamplingState
 	why      string
+	binary   string // what health names; "" for an older program
 }
 
 func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
@@ -64,7 +67,7 @@ func newFakeProgram(t *testing.T, probes int) (*fakeProgram, string) {
 			p.cycles = p.cycles[1:]
 		}
 		return admin.Health{Status: "ok", PID: p.pid, UptimeSeconds: p.uptime, Probes: probes, Modes: map[settings.Mode]int{settings.Coarse: probes},
-			Sampling: p.sampling.Sampling, EffectiveSampling: p.sampling.Effective, SamplingReason: p.sampling.Reason}
+			Sampling: p.sampling.Sampling, EffectiveSampling: p.sampling.Effective, SamplingReason: p.sampling.Reason, Binary: p.binary}
 	})
 	reply("stats", func() any {
 		l := admin.StatsList{Sort: "total", Order: "desc", Matched: probes}
@@ -258,5 +261,60 @@ func TestLivePageSections(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(page) {
 			t.Errorf("the page lacks %s (/%s/)", what, re)
 		}
+	}
+}
+
+// TestLiveFirstPage: the first page after tigris dash ADDR shows what the
+// program has, though nobody looked before: the recent records (histograms,
+// call trees) and the program's name, not "none yet" and the address; and a
+// page on a program never read yet reads it first.
+func TestLiveFirstPage(t *testing.T) {
+	for _, readFirst := range []bool{true, false} {
+		_, addr := newFakeProgram(t, 5)
+		c, err := adminclient.New(addr, adminclient.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := NewLive(c, addr, LiveOptions{Refresh: time.Hour}) // no second reading during the test
+		if readFirst {
+			l.Read(context.Background()) // as tigris dash does before it serves
+		}
+		began := time.Now()
+		_, page := get(t, dashOf(t, l, Options{})+"/")
+		if took := time.Since(began); took > firstWait {
+			t.Errorf("the first page took %v, more than %v", took, firstWait)
+		}
+		for what, re := range map[string]string{
+			"the program's name":  `<title>tigris dash · app</title>`,
+			"its functions":       `(?s)(<tr data-signature="example\.com/app\.F\d\(int\) error".*){5}`,
+			"latency histograms":  `<svg class="hist"`,
+			"a call tree":         `<svg class="flame"`,
+			"the recent records'": `the program.{0,5}s last [0-9,]+ fine records`,
+		} {
+			if !regexp.MustCompile(re).MatchString(page) {
+				t.Errorf("read first %v: the first page lacks %s (/%s/)", readFirst, what, re)
+			}
+		}
+		if strings.Contains(page, "none yet") || strings.Contains(page, "No fine records yet") {
+			t.Errorf("read first %v: the first page says there are no fine records", readFirst)
+		}
+	}
+}
+
+// TestLiveNameFromHealth: the program's name comes with its first reading
+// (health names the binary), before any record was read.
+func TestLiveNameFromHealth(t *testing.T) {
+	p, addr := newFakeProgram(t, 2)
+	p.mu.Lock()
+	p.binary = "/opt/bin/shopd"
+	p.mu.Unlock()
+	c, _ := adminclient.New(addr, adminclient.Options{})
+	l := NewLive(c, addr, LiveOptions{})
+	l.Read(context.Background())
+	l.mu.Lock()
+	l.recent = &recentWindow{at: time.Now(), err: errors.New("not read in this test")}
+	l.mu.Unlock()
+	if v := l.View(context.Background(), Query{}); v.Title != "shopd" || v.Process.Binary != "/opt/bin/shopd" {
+		t.Errorf("title %q, binary %q; want shopd, /opt/bin/shopd", v.Title, v.Process.Binary)
 	}
 }

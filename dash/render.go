@@ -32,10 +32,8 @@ var funcs = template.FuncMap{
 		switch {
 		case d <= 0:
 			return "–"
-		case d < time.Second:
-			return human.Ns(float64(d))
 		case d < time.Minute:
-			return d.Round(100 * time.Millisecond).String()
+			return human.Duration(d)
 		}
 		return human.Clock(d)
 	},

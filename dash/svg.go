@@ -51,7 +51,7 @@ func sparkline(values, means []float64, unit string) template.HTML {
 		fmt.Fprintf(&line, "%s,%s ", f1(x(i)), f1(y(v)))
 	}
 	last := values[len(values)-1]
-	label := fmt.Sprintf("%s %s in the last window, at most %s per window over %d windows", fmtNum(last), unit, fmtNum(top), len(values))
+	label := fmt.Sprintf("%s %s in the last window, at most %s per window over %d windows", human.Num(last), unit, human.Num(top), len(values))
 	if n := len(means); n > 0 && means[n-1] > 0 {
 		label += fmt.Sprintf("; mean %s in the last window", human.Ns(means[n-1]))
 	}
@@ -61,19 +61,6 @@ func sparkline(values, means []float64, unit string) template.HTML {
 	fmt.Fprintf(&pts, `<polyline class="spark-line" points="%s"/>`, strings.TrimSpace(line.String()))
 	fmt.Fprintf(&pts, `<circle class="spark-dot" cx="%s" cy="%s" r="2"/></svg>`, f1(x(len(values)-1)), f1(y(last)))
 	return template.HTML(pts.String())
-}
-
-// fmtNum prints a count or rate compactly.
-func fmtNum(v float64) string {
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.1fM", v/1e6)
-	case v >= 1e4:
-		return fmt.Sprintf("%.0fk", v/1e3)
-	case v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
 }
 
 // histogram draws a latency distribution: one bar per bin on a log scale of

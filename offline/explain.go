@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor/analyzer"
@@ -50,7 +51,7 @@ func Explain(out io.Writer, in Input, ev *analyzer.Evaluation) {
 		if p.Method == dsl.MethodNormal || p.Method == dsl.MethodQuantiles {
 			cuts := make([]string, len(p.Cuts))
 			for i, c := range p.Cuts {
-				cuts[i] = analyzer.FormatMetric(c.Value)
+				cuts[i] = analyzer.FormatMetric(p.Metric, c.Value)
 			}
 			fmt.Fprintf(out, "  cuts (%s): %s\n", p.Metric, strings.Join(cuts, " | "))
 		}
@@ -73,10 +74,11 @@ func Explain(out io.Writer, in Input, ev *analyzer.Evaluation) {
 		})
 		width := 0
 		for _, v := range values {
-			width = max(width, len(analyzer.FormatMetric(v)))
+			width = max(width, utf8.RuneCountInString(analyzer.FormatMetric(p.Metric, v)))
 		}
 		for _, i := range order {
-			fmt.Fprintf(out, "  %-7s  %*s  %s\n", levelWord(g.Levels[i]), width, analyzer.FormatMetric(values[i]), ev.Candidates[i].Signature)
+			v := analyzer.FormatMetric(p.Metric, values[i])
+			fmt.Fprintf(out, "  %-7s  %s%s  %s\n", levelWord(g.Levels[i]), strings.Repeat(" ", width-utf8.RuneCountInString(v)), v, ev.Candidates[i].Signature)
 		}
 	}
 	sel := ev.Selected()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/workdir"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -80,7 +81,7 @@ func TestRunSnapshot(t *testing.T) {
 		"cuts (count): 7 | 12 | 100 | 150",
 		"changeable: metric result-size-sd (higher is less), quantiles",
 		"selected: 1 of 5\n  ClinicService.findVets()\n" +
-			"      frequent: most (count 200)\n      expensive: more (mean-time 300)\n      changeable: least (result-size-sd 200)\n",
+			"      frequent: most (count 200)\n      expensive: more (mean-time 300ns)\n      changeable: least (result-size-sd 200)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -122,8 +123,14 @@ func TestRunOptions(t *testing.T) {
 	}
 	path = writeJSON(t, stats)
 	out, err = analyze(t, path, "most frequent", map[string]string{"frequent": "inter-arrival"})
-	if err != nil || !strings.Contains(out, "selected: 1 of 5\n  ClinicService.findVets()\n      frequent: most (inter-arrival 5000000)") {
+	if err != nil || !strings.Contains(out, "selected: 1 of 5\n  ClinicService.findVets()\n      frequent: most (inter-arrival 5ms)") {
 		t.Errorf("frequent=inter-arrival: err %v\n%s", err, out)
+	}
+	// Values and cuts read with their unit, rounded, aligned by characters.
+	for _, want := range []string{"  cuts (inter-arrival): 7.5ms | 10ms | 83.3ms | 292ms\n", "\n  most        5ms  ClinicService.findVets()\n  more       10ms  ", "\n  less     83.3ms  "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("frequent=inter-arrival: output lacks %q:\n%s", want, out)
+		}
 	}
 
 	for _, tc := range []struct {
@@ -215,5 +222,38 @@ func TestRunTrace(t *testing.T) {
 	// Static metrics are not in traces: say so rather than group nothing.
 	if _, err := analyze(t, path, "least maintainable", nil); err == nil || !strings.Contains(err.Error(), "static metric") {
 		t.Errorf("static metric on a trace: err %v", err)
+	}
+}
+
+// TestExplainRounds: tigris analyze prints measured values and cuts with
+// three significant digits and their unit, never a float's raw digits or an
+// exponent, whatever the values.
+func TestExplainRounds(t *testing.T) {
+	stats := table7()
+	for i := range stats {
+		stats[i].Count *= 6861
+		stats[i].MeanNs *= 904.4953
+		stats[i].ResultSizeSD *= 1.2345678
+		stats[i].Concurrency = 1.0 / 3 * float64(i+1)
+		stats[i].Errors = stats[i].Count / 7
+	}
+	path := writeJSON(t, stats)
+	for _, c := range []struct {
+		criteria string
+		metrics  map[string]string
+	}{
+		{"", nil},
+		{"most frequent ∪ most concurrent ∪ most error-prone", map[string]string{"error-prone": "error-rate"}},
+	} {
+		out, err := analyze(t, path, c.criteria, c.metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := human.Unrounded.FindString(out); m != "" {
+			t.Errorf("%q: unrounded number %q in:\n%s", c.criteria, m, out)
+		}
+		if c.criteria == "" && !strings.Contains(out, "expensive: more (mean-time 271µs)") {
+			t.Errorf("the mean time of findVets (271.3485 µs) is not 271µs:\n%s", out)
+		}
 	}
 }

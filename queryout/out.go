@@ -5,10 +5,12 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tigrisgo/tigris/runtime/query"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
@@ -65,16 +67,29 @@ func appendQuoted(b []byte, s string) []byte { return append(b, fmt.Sprintf("%q"
 // tables (a trace file: every row is known before printing) align each
 // column to its widest cell; streamed ones (a running program) print each
 // row when it comes, in columns as wide as their header or their type's
-// usual width.
+// usual width. Numbers are rounded for reading (Cell); the JSON form keeps
+// them whole.
 type Table struct {
 	W        io.Writer
 	Buffered bool
-	schemas  map[int]query.Schema
-	rows     map[int][][]string
-	order    []int
-	widths   map[int][]int
-	current  int
+	// Started and Ended are when the query started and ended (zero:
+	// unknown; set Ended before End). A window that began before Started or
+	// ends after Ended is partial: the table says so under a streamed
+	// window's first row, or before the end line, with how much of the
+	// window the query saw.
+	Started, Ended time.Time
+	schemas        map[int]query.Schema
+	rows           map[int][][]string
+	order          []int
+	widths         map[int][]int
+	current        int
+	// windows are those of the rows printed, in order: the last
+	// query.MaxSlides, as many as a tuple can fall into, for End's notes.
+	windows []span
 }
+
+// span is a window of rows: [start, end) in Unix ns.
+type span struct{ start, end int64 }
 
 func (t *Table) init() {
 	if t.schemas == nil {
@@ -116,7 +131,7 @@ func (t *Table) Row(schema int, vals []query.Value) error {
 	t.init()
 	cells := make([]string, len(vals))
 	for i, v := range vals {
-		cells[i] = v.String()
+		cells[i] = Cell(v)
 	}
 	if t.Buffered {
 		t.rows[schema] = append(t.rows[schema], cells)
@@ -128,7 +143,86 @@ func (t *Table) Row(schema int, vals []query.Value) error {
 		}
 		t.current = schema
 	}
+	if w, ok := windowOf(t.schemas[schema], vals); ok && t.remember(w) && !t.Started.IsZero() && w.start < t.Started.UnixNano() && t.Started.UnixNano() < w.end {
+		if err := t.Note(partial(w, "the query started at "+clock(t.Started.UnixNano())+", so the rows below cover at most", w.end-t.Started.UnixNano())); err != nil {
+			return err
+		}
+	}
 	return t.line(schema, cells)
+}
+
+// Cell is how a table shows v: floats with three significant digits,
+// durations likewise (271µs, 11s); other values as v.String().
+func Cell(v query.Value) string {
+	switch v.T {
+	case query.Float:
+		return human.Num(v.F)
+	case query.Duration:
+		return human.Duration(time.Duration(v.I))
+	}
+	return v.String()
+}
+
+// windowOf is the window of a row whose schema starts with window_start and
+// window_end.
+func windowOf(s query.Schema, vals []query.Value) (span, bool) {
+	c := s.Columns
+	if len(c) < 2 || len(vals) < 2 || c[0].Name != "window_start" || c[1].Name != "window_end" || vals[0].T != query.Time || vals[1].T != query.Time {
+		return span{}, false
+	}
+	return span{vals[0].I, vals[1].I}, true
+}
+
+// remember notes a window printed, and reports whether it is new.
+func (t *Table) remember(w span) bool {
+	for i := len(t.windows) - 1; i >= 0; i-- {
+		if t.windows[i] == w {
+			return false
+		}
+	}
+	if len(t.windows) == query.MaxSlides {
+		t.windows = t.windows[1:]
+	}
+	t.windows = append(t.windows, w)
+	return true
+}
+
+// partial is the note of a window the query saw only part of (saw ns).
+func partial(w span, why string, saw int64) string {
+	return fmt.Sprintf("partial window %s–%s: %s %s of its %s", clock(w.start), clock(w.end), why,
+		human.Duration(time.Duration(saw)), human.Duration(time.Duration(w.end-w.start)))
+}
+
+// clock is the time of day of Unix ns t, as the rows' times have it.
+func clock(t int64) string { return time.Unix(0, t).UTC().Format("15:04:05.000Z") }
+
+// endNotes are the notes of the windows printed that were cut short by the
+// query's end: at most three, and how many more.
+func (t *Table) endNotes() []string {
+	if t.Ended.IsZero() {
+		return nil
+	}
+	end := t.Ended.UnixNano()
+	var notes []string
+	more := 0
+	for _, w := range t.windows {
+		if w.end <= end || w.start >= end {
+			continue
+		}
+		if len(notes) == 3 {
+			more++
+			continue
+		}
+		from := w.start
+		if s := t.Started.UnixNano(); !t.Started.IsZero() && s > from {
+			from = s
+		}
+		notes = append(notes, partial(w, "the query ended at "+clock(end)+", so its rows above cover", end-from))
+	}
+	if more > 0 {
+		notes = append(notes, fmt.Sprintf("%d more partial windows end after the query did", more))
+	}
+	return notes
 }
 
 func names(s query.Schema) []string {
@@ -181,6 +275,13 @@ func (t *Table) End(reason string, stats map[string]uint64) error {
 				fmt.Fprintln(tw, strings.Join(r, "\t"))
 			}
 			if err := tw.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if !t.Buffered {
+		for _, n := range t.endNotes() {
+			if err := t.Note(n); err != nil {
 				return err
 			}
 		}

@@ -343,7 +343,7 @@ func TestSortStatsAndTable(t *testing.T) {
 	if len(lines) != 4 || strings.Join(strings.Fields(lines[0]), " ") != head {
 		t.Fatalf("table:\n%s", b.String())
 	}
-	row := "2 0 1 1.60µs 800ns 600ns 1.00µs 1.00µs 800ns 400ns 300ns 500ns 500ns " + testProbes[0].Signature
+	row := "2 0 1 1.6µs 800ns 600ns 1µs 1µs 800ns 400ns 300ns 500ns 500ns " + testProbes[0].Signature
 	if strings.Join(strings.Fields(lines[1]), " ") != row {
 		t.Errorf("first row %q; want %q", lines[1], row)
 	}
@@ -361,11 +361,16 @@ func TestSortStatsAndTable(t *testing.T) {
 	}
 }
 
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[int64]string{0: "0", 87: "87ns", 1234: "1.23µs", 45_600: "45.6µs", 456_000_000: "456ms", 12_300_000_000: "12.3s"} {
-		if got := shortDuration(time_(d)); got != want {
-			t.Errorf("shortDuration(%d) = %q; want %q", d, got, want)
-		}
+// TestStatsDurations: the table's durations read as everywhere else
+// (internal/human): three significant digits, minutes past 100 seconds.
+func TestStatsDurations(t *testing.T) {
+	fs := []FuncStats{{Signature: "f", Calls: 1, Inclusive: Dist{Total: time_(125_400_000_000)}}}
+	var b bytes.Buffer
+	if err := WriteStatsTable(&b, fs); err != nil {
+		t.Fatal(err)
+	}
+	if row := strings.Fields(strings.Split(b.String(), "\n")[1]); row[3] != "2m5s" {
+		t.Errorf("TOTAL of 125.4 s printed as %q, want 2m5s", row[3])
 	}
 }
 

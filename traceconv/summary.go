@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -184,7 +185,7 @@ func WriteStatsTable(w io.Writer, fs []FuncStats) error {
 			if c.count != nil {
 				row = append(row, strconv.FormatInt(c.count(f), 10))
 			} else {
-				row = append(row, shortDuration(c.value(f)))
+				row = append(row, human.Duration(c.value(f)))
 			}
 		}
 		rows = append(rows, append(row, f.Signature))
@@ -217,29 +218,4 @@ func WriteStatsJSON(w io.Writer, fs []FuncStats) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(fs)
-}
-
-// shortDuration formats d with three significant digits: 87ns, 1.23µs, 456ms, 12.3s.
-func shortDuration(d time.Duration) string {
-	if d == 0 {
-		return "0"
-	}
-	units := []struct {
-		name string
-		size time.Duration
-	}{{"s", time.Second}, {"ms", time.Millisecond}, {"µs", time.Microsecond}}
-	for _, u := range units {
-		if d >= u.size {
-			v := float64(d) / float64(u.size)
-			prec := 2
-			switch {
-			case v >= 100:
-				prec = 0
-			case v >= 10:
-				prec = 1
-			}
-			return strconv.FormatFloat(v, 'f', prec, 64) + u.name
-		}
-	}
-	return strconv.FormatInt(int64(d), 10) + "ns"
 }

@@ -167,9 +167,9 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 		return fmt.Errorf("demo: load: %w", err)
 	}
 	showCycles()
-	say("   %d requests in %s (%.0f req/s), latency p50 %s p99 %s, %d answered with an error status %s",
-		stats.Requests, stats.Elapsed.Round(time.Second), stats.Throughput,
-		stats.Latency.P50.Round(time.Microsecond), stats.Latency.P99.Round(time.Microsecond), stats.Errors, errorStatuses(stats.Status))
+	say("   %d requests in %s (%s), latency p50 %s p99 %s, %d answered with an error status %s",
+		stats.Requests, stats.Elapsed.Round(time.Second), human.Rate(stats.Throughput, "req"),
+		human.Duration(stats.Latency.P50), human.Duration(stats.Latency.P99), stats.Errors, errorStatuses(stats.Status))
 
 	// 4. The story so far.
 	if err := demoReport(ctx, stdout, c); err != nil {
@@ -280,7 +280,7 @@ func demoReport(ctx context.Context, stdout io.Writer, c *adminclient.Client) er
 	if n := len(cycles); n > 0 {
 		last := cycles[n-1]
 		say("   selected now (%d): %s", len(last.Selected), strings.Join(mapSlice(last.Selected, shortSig), ", "))
-		say("   sampling rate in force: %.1f%%", 100*last.Sampling)
+		say("   sampling rate in force: %s", human.Percent(last.Sampling))
 	} else {
 		say("   (no cycle yet: run longer than --interval)")
 	}
@@ -300,15 +300,16 @@ func printDemoCycle(stdout io.Writer, cy *adminclient.Cycle) {
 		fmt.Fprintf(stdout, "   cycle %d: failed: %s\n", cy.Seq, cy.Err)
 		return
 	}
-	fmt.Fprintf(stdout, "   cycle %d at %s: %d candidates → %d selected (+%d −%d), sampling %.1f%%\n",
-		cy.Seq, cy.At.Format("15:04:05"), cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), 100*cy.Sampling)
+	fmt.Fprintf(stdout, "   cycle %d at %s: %d candidates → %d selected (+%d −%d), sampling %s\n",
+		cy.Seq, cy.At.Format("15:04:05"), cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), human.Percent(cy.Sampling))
 	if b := cy.Budget; b != nil {
-		fmt.Fprintf(stdout, "     budget %.2f%% of CPU: %.0f fine calls/s at %.1f ns + %.1f ns per record → predicted %.3f%%, sampling %s (%.2f%%)\n",
-			100*b.Budget, b.FineCallsPerSec, b.Cost.CallNs, b.Cost.RecordNs, 100*b.Share, b.Action, 100*b.Rate)
+		fmt.Fprintf(stdout, "     budget %s of CPU: %s at %s + %s per record → predicted %s, sampling %s (%s)\n",
+			human.Percent(b.Budget), human.Rate(b.FineCallsPerSec, "fine calls"), human.Ns(b.Cost.CallNs), human.Ns(b.Cost.RecordNs),
+			human.Percent(b.Share), b.Action, human.Percent(b.Rate))
 		// What the previous decision led to: the records actually made since
 		// the previous cycle, at the calibrated cost.
-		fmt.Fprintf(stdout, "     measured since the previous cycle: %.0f records/s → records took %.3f%% of CPU\n",
-			b.RecordsPerSec, 100*b.RecordsPerSec*b.Cost.RecordNs/(float64(max(b.Procs, 1))*1e9))
+		fmt.Fprintf(stdout, "     measured since the previous cycle: %s → records took %s of CPU\n",
+			human.Rate(b.RecordsPerSec, "records"), human.Percent(b.RecordsPerSec*b.Cost.RecordNs/(float64(max(b.Procs, 1))*1e9)))
 	}
 	for _, s := range cy.Added {
 		fmt.Fprintf(stdout, "     + %s  (%s)\n", shortSig(s), strings.Join(cy.Reasons[s], "; "))

@@ -54,19 +54,21 @@ func TestDemoReport(t *testing.T) {
 	}
 }
 
+// TestPrintDemoCycle: a cycle as the demo prints it, its measured and worked
+// out numbers rounded to three significant digits, with units.
 func TestPrintDemoCycle(t *testing.T) {
 	sig := "github.com/tigrisgo/tigris/examples/petclinic/internal/service.(*ClinicService).FindVets() []model.Vet"
 	cy := adminclient.Cycle{Cycle: analyzer.Cycle{Seq: 3, At: time.Date(2026, 1, 2, 15, 4, 5, 0, time.Local), Candidates: 40,
-		Selected: []string{sig}, Added: []string{sig}, Removed: []string{"x.Gone()"}, Sampling: 0.05,
-		Reasons: map[string][]string{sig: {"frequent: most (count 200)", "expensive: more (mean-time 300)"}},
-		Budget: &analyzer.Budget{Budget: 0.01, Cost: monitor.FineCost{CallNs: 40, RecordNs: 60}, Procs: 2,
-			FineCallsPerSec: 1000, RecordsPerSec: 500, Share: 0.004, Rate: 0.05, Action: "lowered"}}}
+		Selected: []string{sig}, Added: []string{sig}, Removed: []string{"x.Gone()"}, Sampling: 0.4661608583,
+		Reasons: map[string][]string{sig: {"frequent: most (count 200)", "expensive: more (mean-time 271µs)"}},
+		Budget: &analyzer.Budget{Budget: 0.01, Cost: monitor.FineCost{CallNs: 40.26, RecordNs: 60}, Procs: 2,
+			FineCallsPerSec: 167043.2, RecordsPerSec: 512.7, Share: 0.0040123, Rate: 0.4661608583, Action: "lowered"}}}
 	var out bytes.Buffer
 	printDemoCycle(&out, &cy)
-	want := `   cycle 3 at 15:04:05: 40 candidates → 1 selected (+1 −1), sampling 5.0%
-     budget 1.00% of CPU: 1000 fine calls/s at 40.0 ns + 60.0 ns per record → predicted 0.400%, sampling lowered (5.00%)
-     measured since the previous cycle: 500 records/s → records took 0.002% of CPU
-     + service.(*ClinicService).FindVets() []model.Vet  (frequent: most (count 200); expensive: more (mean-time 300))
+	want := `   cycle 3 at 15:04:05: 40 candidates → 1 selected (+1 −1), sampling 46.6%
+     budget 1% of CPU: 167k fine calls/s at 40.3ns + 60ns per record → predicted 0.401%, sampling lowered (46.6%)
+     measured since the previous cycle: 513 records/s → records took 0.00154% of CPU
+     + service.(*ClinicService).FindVets() []model.Vet  (frequent: most (count 200); expensive: more (mean-time 271µs))
      − x.Gone()
 `
 	if out.String() != want {

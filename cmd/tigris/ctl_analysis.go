@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/sorted"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
@@ -123,7 +124,7 @@ func (c *ctl) analysisHistoryCmd() *cobra.Command {
 				rows := make([]string, len(cycles))
 				for i, cy := range cycles {
 					rows[i] = fmt.Sprintf("%d\t%s\t%s\t%d\t%d\t+%d -%d\t%s\t%s", cy.Seq, cy.At.Local().Format(time.TimeOnly), cy.Trigger,
-						cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), settings.FormatPercent(cy.Sampling), cy.Err)
+						cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), human.Percent(cy.Sampling), cy.Err)
 				}
 				return c.table("SEQ\tAT\tTRIGGER\tCANDIDATES\tSELECTED\tCHANGE\tSAMPLING\tERROR", rows)
 			})
@@ -153,8 +154,13 @@ func (c *ctl) printAnalysis(a *settings.Analysis) error {
 
 func (c *ctl) printCycle(cy *adminclient.Cycle) error {
 	if err := c.printf("cycle %d (%s): %d candidates, %d selected (+%d -%d), sampling %s\ncriteria: %s\n",
-		cy.Seq, cy.Trigger, cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), settings.FormatPercent(cy.Sampling), cy.Criteria); err != nil {
+		cy.Seq, cy.Trigger, cy.Candidates, len(cy.Selected), len(cy.Added), len(cy.Removed), human.Percent(cy.Sampling), cy.Criteria); err != nil {
 		return err
+	}
+	if cy.Budget != nil {
+		if err := c.printf("%s\n", cy.Budget.Reason()); err != nil {
+			return err
+		}
 	}
 	if cy.Why != "" {
 		return c.printf("%s\n", cy.Why)

@@ -11,11 +11,13 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/queryout"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 )
@@ -88,7 +90,8 @@ func queryText(stdin io.Reader, args []string, file string) (string, error) {
 }
 
 // stream runs an attached query until it ends, printing its rows. The first
-// interrupt, or --for, cancels it in the program and reads its last rows.
+// interrupt, or --for, cancels it in the program and reads its last rows; the
+// end line then says the user ended it, not that it was cancelled.
 func (c *ctl) stream(text string, dur time.Duration) error {
 	ctx, stop := context.WithCancel(c.ctx())
 	defer stop()
@@ -99,6 +102,7 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 	if c.asJSON {
 		out = nil // the client's Raw option prints the stream itself
 	}
+	var endedBy atomic.Pointer[string] // why ctl cancelled the query, for the end line
 	ids := make(chan int, 1)
 	go func() {
 		var id int
@@ -111,12 +115,15 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 		if dur > 0 {
 			timer = time.After(dur)
 		}
+		why := "ended by an interrupt"
 		select {
 		case <-sigs:
 		case <-timer:
+			why = "ended after " + dur.String() + " (--for)"
 		case <-ctx.Done():
 			return
 		}
+		endedBy.Store(&why)
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if _, err := c.client.CancelQuery(cctx, id); err != nil {
@@ -140,13 +147,25 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 		if out == nil {
 			return nil
 		}
+		if why := endedBy.Load(); why != nil && ev.End == "cancelled" {
+			ev.End = *why
+		}
 		return printEvent(out, ev)
 	})
 	return c.explain(err)
 }
 
-// printEvent prints one event of a result stream.
+// printEvent prints one event of a result stream. A table learns when the
+// query started and ended, to mark the windows it saw only part of.
 func printEvent(out queryout.Printer, ev adminclient.QueryEvent) error {
+	if t, ok := out.(*queryout.Table); ok {
+		switch {
+		case ev.Head != nil:
+			t.Started = ev.Head.Started
+		case ev.End != "":
+			t.Ended = ev.Ended
+		}
+	}
 	switch {
 	case ev.Schema != nil:
 		return out.Schema(ev.Schema.Index, ev.Schema.Schema)
@@ -206,7 +225,7 @@ func (c *ctl) queriesCmd() *cobra.Command {
 						return err
 					}
 				}
-				return c.printf("(limits: %d queries, %d probes each, %.4g%% of a core each)\n", l.Limits.Max, l.Limits.MaxProbes, l.Limits.Budget*100)
+				return c.printf("(limits: %d queries, %d probes each, %s of a core each)\n", l.Limits.Max, l.Limits.MaxProbes, human.Percent(l.Limits.Budget))
 			})
 		},
 	}

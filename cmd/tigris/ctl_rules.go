@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/adminclient"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
@@ -182,17 +183,18 @@ func (c *ctl) setSampling(rate string) error {
 }
 
 func (c *ctl) printSampling(s *admin.SamplingState) error {
-	return c.printf("sampling %s%s\n", s.Percent, inForce(s.EffectivePercent, s.Percent, s.Reason))
+	return c.printf("sampling %s%s\n", s.Percent, inForce(s.Sampling, s.Effective, s.Reason))
 }
 
 // inForce says which rate is in force while an overhead budget is set, and
-// why: " configured, 0.5% in force: overhead budget 1% of CPU: ...".
-func inForce(effective, configured, reason string) string {
+// why: " configured, 0.5% in force: overhead budget 1% of CPU: ...". The
+// configured rate is as set; the one in force, worked out, is rounded.
+func inForce(configured, effective float64, reason string) string {
 	switch {
 	case reason == "":
 		return ""
 	case effective == configured:
 		return " (" + reason + ")"
 	}
-	return " configured, " + effective + " in force: " + reason
+	return " configured, " + human.Percent(effective) + " in force: " + reason
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,8 +33,8 @@ says otherwise.`,
 			return show(c, l, err, func(l *admin.StatsList) error {
 				rows := make([]string, len(l.Stats))
 				for i, s := range l.Stats {
-					rows[i] = fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%.2f\t%s", s.ID, s.Mode, s.Count, human.Ns(s.MeanNs), human.Ns(s.StdDevNs),
-						human.Ns(s.TotalNs), s.Errors, s.Panics, s.Concurrency, s.Signature)
+					rows[i] = fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s", s.ID, s.Mode, s.Count, human.Ns(s.MeanNs), human.Ns(s.StdDevNs),
+						human.Ns(s.TotalNs), s.Errors, s.Panics, human.Num(s.Concurrency), s.Signature)
 				}
 				if err := c.table("ID\tMODE\tCALLS\tMEAN\tSTDDEV\tTOTAL\tERRORS\tPANICS\tCONC\tSIGNATURE", rows); err != nil {
 					return err
@@ -71,7 +70,7 @@ func (c *ctl) writerCmd() *cobra.Command {
 					fmt.Sprintf("written\t%d records", w.Written),
 					fmt.Sprintf("queued\t%d records", w.Queued),
 					fmt.Sprintf("dropped\t%d records", w.Dropped),
-					fmt.Sprintf("bytes\t%s", strconv.FormatUint(w.Bytes, 10)),
+					fmt.Sprintf("bytes\t%s", human.Bytes(int64(w.Bytes))),
 					fmt.Sprintf("files\t%d", w.Files),
 					fmt.Sprintf("errors\t%d", w.Errors),
 				})
@@ -93,7 +92,7 @@ func (c *ctl) healthCmd() *cobra.Command {
 				return c.printf("%s: pid %d, %s, up %s, %d probes (%d off, %d coarse, %d fine), sampling %s%s\n",
 					h.Status, h.PID, h.Go, time.Duration(h.UptimeSeconds*1e9).Round(time.Second), h.Probes,
 					h.Modes[settings.Off], h.Modes[settings.Coarse], h.Modes[settings.Fine], settings.FormatPercent(h.Sampling),
-					inForce(settings.FormatPercent(h.EffectiveSampling), settings.FormatPercent(h.Sampling), h.SamplingReason))
+					inForce(h.Sampling, h.EffectiveSampling, h.SamplingReason))
 			})
 		},
 	}

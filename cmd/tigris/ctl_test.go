@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tigrisgo/tigris/internal/admintest"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 )
@@ -105,7 +107,7 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 
 	out := mustCtl(t, "--addr", addr, "stats", "--sort", "count", "--top", "2")
 	wantLines(t, out, `^ID +MODE +CALLS +MEAN +STDDEV +TOTAL +ERRORS +PANICS +CONC +SIGNATURE$`,
-		`^1 +\w+ +30 +\S+ +\S+ +\S+ +0 +0 +[0-9.]+ +shop.example/shop.\(\*Store\).Find\(\) error$`, `^\(2 of 3 probes, by count desc\)$`)
+		`^1 +\w+ +30 +\S+ +\S+ +\S+ +0 +0 +(<0\.001|[0-9.]+) +shop.example/shop.\(\*Store\).Find\(\) error$`, `^\(2 of 3 probes, by count desc\)$`)
 	if strings.Count(out, "\n") != 4 {
 		t.Errorf("stats --top 2 printed %d lines:\n%s", strings.Count(out, "\n"), out)
 	}
@@ -187,5 +189,53 @@ func TestCtlDefaultAddr(t *testing.T) {
 	t.Setenv("TIGRIS_ADMIN", "127.0.0.1:1")
 	if _, err := runCtl(t, "health"); err == nil || !strings.Contains(err.Error(), "at 127.0.0.1:1:") {
 		t.Errorf("TIGRIS_ADMIN=127.0.0.1:1: %v", err)
+	}
+}
+
+// TestCtlQueryFor: a query ended by its own --for says so, not "cancelled",
+// and its first and last windows, which it saw only part of, are marked.
+func TestCtlQueryFor(t *testing.T) {
+	addr := admintest.Server(t, "")
+	admintest.CallEvery(t, 0, 2*time.Millisecond)
+	out, err := runCtl(t, "--addr", addr, "query", "--for", "1200ms", "SELECT count(*) AS n, avg(duration) AS mean FROM calls WINDOW 10s")
+	if err != nil {
+		t.Fatalf("ctl query: %v\n%s", err, out)
+	}
+	wantLines(t, out,
+		`^WINDOW_START +WINDOW_END +N +MEAN$`,
+		`^\(partial window \d\d:\d\d:\d\d\.\d{3}Z–\d\d:\d\d:\d\d\.\d{3}Z: the query started at \d\d:\d\d:\d\d\.\d{3}Z, so the rows below cover at most \S+ of its 10s\)\n\S+ +\S+ +\d+ +\S+$`,
+		`\n\(partial window \d\d:\d\d:\d\d\.\d{3}Z–\d\d:\d\d:\d\d\.\d{3}Z: the query ended at \d\d:\d\d:\d\d\.\d{3}Z, so its rows above cover \S+ of its 10s\)\n-- ended after 1.2s \(--for\) \(`,
+	)
+	if strings.Contains(out, "cancelled") {
+		t.Errorf("a query ended by --for says cancelled:\n%s", out)
+	}
+	if human.Unrounded.MatchString(out) {
+		t.Errorf("unrounded numbers (/%s/) in:\n%s", human.Unrounded, out)
+	}
+	t.Logf("%s", out)
+}
+
+// TestCtlHumanNumbers: what ctl prints of the program's numbers is rounded
+// to three significant digits with units (the JSON keeps them whole): the
+// rate in force, the analysis cycles, the statistics, the writer.
+func TestCtlHumanNumbers(t *testing.T) {
+	if got, want := inForce(1, 0.4661608583, "overhead budget 2% of CPU: …"), " configured, 46.6% in force: overhead budget 2% of CPU: …"; got != want {
+		t.Errorf("inForce = %q, want %q", got, want)
+	}
+	addr := admintest.Server(t, "")
+	mustCtl(t, "--addr", addr, "analysis", "set", "--criteria", "most frequent ∪ most expensive", "--budget", "0.01%")
+	for i := range 300 {
+		admintest.Call(i % 3)
+	}
+	var all strings.Builder
+	for _, args := range [][]string{
+		{"analysis", "run"}, {"analysis", "history"}, {"sampling"}, {"health"}, {"stats"}, {"writer"}, {"queries"},
+	} {
+		all.WriteString(mustCtl(t, append([]string{"--addr", addr}, args...)...))
+	}
+	out := all.String()
+	wantLines(t, out, `^overhead budget 0\.01% of CPU: \S+ fine calls/s`, `^\d+ +\S+ +manual +3 +\d +\+\d -\d +\d+(\.\d+)?%`, `\(limits: \d+ queries, \d+ probes each, \d+(\.\d+)?% of a core each\)`)
+	if m := human.Unrounded.FindString(out); m != "" {
+		t.Errorf("unrounded number %q in:\n%s", m, out)
 	}
 }

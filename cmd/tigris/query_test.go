@@ -63,18 +63,7 @@ func TestQueryOverTrace(t *testing.T) {
 // and hands their table a line at a time.
 func TestDashQueries(t *testing.T) {
 	url := admintest.Server(t, "tok")
-	done := make(chan struct{})
-	go func() { // calls for the query to see, until it has ended
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(5 * time.Millisecond):
-				admintest.Call(2)
-			}
-		}
-	}()
-	defer close(done)
+	admintest.CallEvery(t, 2, 5*time.Millisecond) // calls for the query to see
 	var lines []string
 	err := dashQueries(url, "tok").RunQuery(context.Background(), "SELECT name FROM calls WHERE name = 'Ping' LIMIT 3", func(l []byte) error {
 		lines = append(lines, string(l))

@@ -23,6 +23,7 @@ import (
 	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/bench/evaluation/loadgen"
 	"github.com/tigrisgo/tigris/integration/internal/itest"
+	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/tracegen"
 	"github.com/tigrisgo/tigris/runtime/settings"
 )
@@ -175,6 +176,12 @@ func TestDashInBrowser(t *testing.T) {
 	if err := page.navigate(tctx, dashURL); err != nil {
 		t.Fatal(err)
 	}
+	// The first page names the program (its executable, from GET health),
+	// not its address.
+	var title string
+	if err := page.eval(tctx, `document.title`, &title); err != nil || title != "tigris dash · petclinic" {
+		t.Errorf("the first page's title is %q (%v), want tigris dash · petclinic", title, err)
+	}
 
 	// The top-functions table lists the service's handlers, with calls.
 	var rows []row
@@ -276,6 +283,15 @@ func TestDashInBrowser(t *testing.T) {
 		page.eval(tctx, `document.querySelectorAll('#functions svg.hist').length >= 4 && [...document.querySelectorAll('#traces tbody tr td:nth-child(4)')].some(td => parseInt(td.textContent) >= 3)`, &ok)
 		return ok
 	})
+	// Every number a person reads is rounded, with its unit.
+	var text string
+	if err := page.eval(tctx, `document.body.innerText`, &text); err != nil {
+		t.Fatal(err)
+	}
+	if m := human.Unrounded.FindString(text); m != "" {
+		i := strings.Index(text, m)
+		t.Errorf("unrounded number %q on the page: …%s…", m, text[max(i-100, 0):min(i+60, len(text))])
+	}
 	shot, err := page.screenshot(tctx, 1400, 2600)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
@@ -56,4 +57,22 @@ func Call(i int) {
 	if c := monitor.Enter(&probes[i]); c.On() {
 		c.Exit(nil)
 	}
+}
+
+// CallEvery calls the probe at index i every d until the test ends, for a
+// query to see calls as they come.
+func CallEvery(t testing.TB, i int, d time.Duration) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(d):
+				Call(i)
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
 }

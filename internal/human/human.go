@@ -2,21 +2,33 @@ package human
 
 import (
 	"fmt"
+	"regexp"
 	"time"
+
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
-// Ns formats nanoseconds with three significant digits: 87ns, 1.23µs, 456ms;
-// "0" below one nanosecond (and for NaN).
-func Ns(ns float64) string {
-	if !(ns >= 1) {
-		return "0"
-	}
-	d, unit := time.Duration(ns), time.Duration(1)
-	for d/unit >= 1000 {
-		unit *= 10
-	}
-	return d.Round(unit).String()
-}
+// Ns formats nanoseconds with three significant digits: 87ns, 1.23µs, 456ms,
+// 11s; "0" below one nanosecond (and for NaN).
+func Ns(ns float64) string { return settings.HumanNs(ns) }
+
+// Duration formats d with three significant digits: 271µs, 11s, 2m5s.
+func Duration(d time.Duration) string { return settings.HumanNs(float64(d)) }
+
+// Num formats a count, rate or mean with three significant digits: 0.00123,
+// 2.71, 42; whole below 10,000 (1657); 12.3k, 1.37M beyond.
+func Num(v float64) string { return settings.HumanNum(v) }
+
+// Percent formats a share (1 is 100%) with three significant digits: 46.6%.
+func Percent(share float64) string { return settings.HumanPercent(share) }
+
+// Unrounded matches what a number printed without rounding looks like: more
+// than three significant digits in a fraction (46.61608583, 11.039087524s)
+// or an exponent (1.372e+06). Tests scan the outputs people read with it.
+var Unrounded = regexp.MustCompile(`\.0*[1-9]\d{3,}|\de[+-]\d\d`)
+
+// Rate formats events per second: "12.3k calls/s" for Rate(12345, "calls").
+func Rate(perSec float64, what string) string { return Num(perSec) + " " + what + "/s" }
 
 // Bytes formats n bytes with a decimal unit: 512 B, 12.3 kB, 4.5 MB, 1.2 GB.
 func Bytes(n int64) string {

@@ -32,3 +32,28 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// TestHumanForms pins the forms a person reads on every surface.
+func TestHumanForms(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Percent(0.4661608583), "46.6%"},
+		{Duration(11039087524), "11s"},
+		{Ns(2.713e5), "271µs"},
+		{Num(1.372e6), "1.37M"},
+		{Num(1657), "1657"},
+		{Rate(167043.2, "fine calls"), "167k fine calls/s"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestUnrounded(t *testing.T) {
+	for s, want := range map[string]bool{"46.61608583% in force": true, "window 11.039087524s": true, "mean-time 2.713e+05": true, "cuts 1657 | 3925 | 1.372e+06": true,
+		"46.6% in force": false, "window 11s": false, "mean-time 271µs": false, "cuts 1657 | 3925 | 1.37M": false, "0.0000562": false, "0.00123%": false} {
+		if got := Unrounded.MatchString(s); got != want {
+			t.Errorf("Unrounded.MatchString(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

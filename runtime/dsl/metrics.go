@@ -88,7 +88,17 @@ type Metric struct {
 	// Unknown says when a function has no value (NaN), for explanations; ""
 	// when the value is always known.
 	Unknown string
+	// Unit is what a value counts, for people reading it: UnitNs (a duration
+	// in nanoseconds), UnitShare (a share in [0,1]) or "" (a plain number: a
+	// count, a mean).
+	Unit string
 }
+
+// Units of [Metric.Unit].
+const (
+	UnitNs    = "ns"
+	UnitShare = "share"
+)
 
 // DirectionFor returns the direction of m when it backs criterion.
 func (m Metric) DirectionFor(criterion string) Direction {
@@ -113,12 +123,14 @@ var Metrics = map[string]Metric{
 		For:     map[string]Direction{"frequent": HigherIsLess, "latent": HigherIsMore},
 		Doc: "mean time between the starts of successive calls, in nanoseconds (Table 9, inter-arrival time); " +
 			"a longer gap is a less frequent function and a more latent one",
+		Unit: UnitNs,
 	},
 	"mean-time": {
 		Name:    "mean-time",
 		Unknown: "known once a function completed a call",
 		For:     map[string]Direction{"expensive": HigherIsMore, "latent": HigherIsMore},
 		Doc:     "mean wall-clock time of a call, in nanoseconds (Table 9, execution time)",
+		Unit:    UnitNs,
 	},
 	"errors": {
 		Name: "errors",
@@ -130,6 +142,7 @@ var Metrics = map[string]Metric{
 		Unknown: "known once a function completed a call",
 		For:     map[string]Direction{"error-prone": HigherIsMore},
 		Doc:     "errors divided by count, in [0,1]; unlike errors it does not favour frequently called functions",
+		Unit:    UnitShare,
 	},
 	"panics": {
 		Name: "panics",

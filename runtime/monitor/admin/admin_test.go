@@ -342,6 +342,9 @@ func TestWriterAndHealth(t *testing.T) {
 	if hl.Status != "ok" || hl.PID != os.Getpid() || hl.Probes != len(probes) || hl.Modes[settings.Fine] != 1 || hl.Modes[settings.Coarse] != 3 || !hl.Writer || hl.UptimeSeconds <= 0 {
 		t.Errorf("health %+v", hl)
 	}
+	if exe, _ := os.Executable(); hl.Binary != exe || exe == "" {
+		t.Errorf("health names the binary %q, want %q", hl.Binary, exe)
+	}
 	if rec := do(t, h, "HEAD", Prefix+"health", ""); rec.Code != 200 {
 		t.Errorf("HEAD health: %d", rec.Code)
 	}

@@ -342,11 +342,13 @@ func (a *api) health(w http.ResponseWriter, r *http.Request) error {
 	}
 	_, writing := monitor.WriterStats()
 	s := monitor.CurrentSampling()
+	exe, _ := os.Executable()
 	writeJSON(w, http.StatusOK, Health{
 		Status: "ok", PID: os.Getpid(), Go: runtime.Version(),
 		UptimeSeconds: time.Since(started).Seconds(),
 		Probes:        len(ps), Modes: modes, Writer: writing,
 		Sampling: s.Configured, EffectiveSampling: s.Effective, SamplingReason: s.Reason,
+		Binary: exe,
 	})
 	return nil
 }

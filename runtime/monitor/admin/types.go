@@ -67,7 +67,7 @@ type SamplingState struct {
 	Effective        float64 `json:"effective"`
 	EffectivePercent string  `json:"effectivePercent"`
 	// Reason is the budget's last decision in one line, e.g. "overhead budget
-	// 2% of CPU: 1.2e+05 fine calls/s allow 5.4% (lowered)"; absent without a
+	// 2% of CPU: 120k fine calls/s allow 5.4% (lowered)"; absent without a
 	// budget.
 	Reason string `json:"reason,omitempty"`
 }
@@ -149,6 +149,9 @@ type Health struct {
 	EffectiveSampling float64 `json:"effectiveSampling"`
 	SamplingReason    string  `json:"samplingReason,omitempty"`
 	Writer            bool    `json:"writer"` // a writer is open
+	// Binary is the program's executable, as trace files name it; absent when
+	// the system does not say.
+	Binary string `json:"binary,omitempty"`
 }
 
 // HistoryList answers GET analysis/history.

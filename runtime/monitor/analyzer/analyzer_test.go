@@ -395,7 +395,7 @@ func TestEvaluateTable7(t *testing.T) {
 	if len(sel) != 1 || sel[0].Signature != "findVets" || len(ev.Candidates) != 5 {
 		t.Fatalf("selected %v of %d candidates; want findVets of 5", sel, len(ev.Candidates))
 	}
-	want := []string{"frequent: most (count 200)", "expensive: more (mean-time 300)", "changeable: least (result-size-sd 200)"}
+	want := []string{"frequent: most (count 200)", "expensive: more (mean-time 300ns)", "changeable: least (result-size-sd 200)"}
 	if got := ev.Reasons(4); !slices.Equal(got, want) {
 		t.Errorf("reasons %q; want %q", got, want)
 	}

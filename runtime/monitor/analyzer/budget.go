@@ -113,19 +113,20 @@ func decideSampling(in budgetInput) Budget {
 }
 
 // Reason says in one line why the rate in force is what it is, for the
-// sampling endpoint and tigris ctl: "overhead budget 2% of CPU: 1.2e+05 fine
-// calls/s allow 5.4% (lowered)".
+// sampling endpoint and tigris ctl: "overhead budget 2% of CPU: 120k fine
+// calls/s allow 5.4% (lowered)". The budget is as set; what was measured and
+// worked out is rounded to three significant digits.
 func (b *Budget) Reason() string {
-	s := fmt.Sprintf("overhead budget %s of CPU: %s fine calls/s", settings.FormatPercent(b.Budget), FormatMetric(b.FineCallsPerSec))
+	s := fmt.Sprintf("overhead budget %s of CPU: %s fine calls/s", settings.FormatPercent(b.Budget), settings.HumanNum(b.FineCallsPerSec))
 	switch {
 	case b.Action == "floor":
-		return s + fmt.Sprintf(" cost more than the budget even unsampled; held at the floor %s (fewer functions must be fine)", settings.FormatPercent(b.Rate))
+		return s + fmt.Sprintf(" cost more than the budget even unsampled; held at the floor %s (fewer functions must be fine)", settings.HumanPercent(b.Rate))
 	case b.Rate >= b.Configured:
 		return s + " fit at the configured rate"
 	case b.Action == "raised":
-		return s + fmt.Sprintf(" allow more; raised to %s (at most twofold per cycle)", settings.FormatPercent(b.Rate))
+		return s + fmt.Sprintf(" allow more; raised to %s (at most twofold per cycle)", settings.HumanPercent(b.Rate))
 	}
-	return s + fmt.Sprintf(" allow %s (%s)", settings.FormatPercent(b.Rate), b.Action)
+	return s + fmt.Sprintf(" allow %s (%s)", settings.HumanPercent(b.Rate), b.Action)
 }
 
 // procs is the CPU time available per wall second, in CPUs.

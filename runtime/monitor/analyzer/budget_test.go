@@ -272,3 +272,24 @@ func TestBudgetControlLoop(t *testing.T) {
 		t.Errorf("after the step down the rate ends at %v; want the configured 1", last.Rate)
 	}
 }
+
+// TestHumanForms: the budget's reason and a selection's reasons round what
+// was measured or worked out to three significant digits and give units.
+func TestHumanForms(t *testing.T) {
+	b := Budget{Budget: 0.02, FineCallsPerSec: 167043.2, Configured: 1, Rate: 0.4661608583, Action: "lowered"}
+	if got, want := b.Reason(), "overhead budget 2% of CPU: 167k fine calls/s allow 46.6% (lowered)"; got != want {
+		t.Errorf("Reason() = %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		metric string
+		v      float64
+		want   string
+	}{
+		{"mean-time", 2.713e5, "271µs"}, {"inter-arrival", 11039087524, "11s"}, {"count", 1657, "1657"}, {"count", 1.372e6, "1.37M"},
+		{"error-rate", 0.0123, "1.23%"}, {"concurrency", 1.23456, "1.23"}, {"result-size-sd", 12.3456, "12.3"}, {"mean-time", math.NaN(), "unknown"},
+	} {
+		if got := FormatMetric(c.metric, c.v); got != c.want {
+			t.Errorf("FormatMetric(%s, %v) = %q, want %q", c.metric, c.v, got, c.want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/tigrisgo/tigris/runtime/dsl"
 	"github.com/tigrisgo/tigris/runtime/monitor"
@@ -87,7 +86,7 @@ func (e *Evaluation) Reasons(id uint32) []string {
 	out := make([]string, 0, len(e.Result.Groupings))
 	for _, g := range e.Result.Groupings {
 		v, _ := Metric(&e.Candidates[i], g.Metric)
-		out = append(out, fmt.Sprintf("%s: %s (%s %s)", g.Criterion, g.Levels[i], g.Metric, FormatMetric(v)))
+		out = append(out, fmt.Sprintf("%s: %s (%s %s)", g.Criterion, g.Levels[i], g.Metric, FormatMetric(g.Metric, v)))
 	}
 	return out
 }
@@ -101,16 +100,19 @@ func (e *Evaluation) Partitions() []Partition {
 	return out
 }
 
-// FormatMetric prints a metric value compactly: integers without a fraction,
-// others with 4 significant digits, "unknown" for NaN.
-func FormatMetric(v float64) string {
+// FormatMetric prints a value of the named metric for people, with three
+// significant digits and its unit: mean-time 271µs, error-rate 1.5%, count
+// 1657 or 1.37M; "unknown" for NaN.
+func FormatMetric(metric string, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "unknown"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
-		return strconv.FormatFloat(v, 'f', 0, 64)
+	case dsl.Metrics[metric].Unit == dsl.UnitNs:
+		return settings.HumanNs(v)
+	case dsl.Metrics[metric].Unit == dsl.UnitShare:
+		return settings.HumanPercent(v)
 	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
+	return settings.HumanNum(v)
 }
 
 // Metric returns the value of the named metric (a key of dsl.Metrics) for s, and

@@ -37,6 +37,7 @@ type Query struct {
 	mu     sync.Mutex
 	state  string // "running", "ended"
 	reason string
+	ended  time.Time // when it ended: the time its last windows were cut at
 	stats  Stats
 }
 
@@ -248,6 +249,7 @@ func (l *loop) release() {
 func (l *loop) run() {
 	q := l.q
 	reason := ""
+	var ended time.Time
 	defer func() {
 		if v := recover(); v != nil {
 			reason = fmt.Sprintf("internal error: %v", v)
@@ -259,6 +261,10 @@ func (l *loop) run() {
 			q.reason = reason
 		}
 		q.state = "ended"
+		if ended.IsZero() {
+			ended = time.Now()
+		}
+		q.ended = ended
 		final := q.reason
 		q.mu.Unlock()
 		q.res.end(final)
@@ -271,14 +277,15 @@ func (l *loop) run() {
 	for {
 		select {
 		case <-q.stopped:
-			l.step(time.Now())
-			l.runner.Finish(time.Now().UnixNano())
+			ended = time.Now()
+			l.step(ended)
+			l.runner.Finish(ended.UnixNano())
 			l.publish()
 			return
 		case now := <-tick.C:
 			l.step(now)
 			if l.runner.Done() {
-				reason = fmt.Sprintf("LIMIT %d reached", q.plan.Query.Limit)
+				reason, ended = fmt.Sprintf("LIMIT %d reached", q.plan.Query.Limit), now
 				l.publish()
 				return
 			}
@@ -489,7 +496,8 @@ func snapshot(trigger string, now time.Time) (string, error) {
 // WriteStream writes the query's output to w as JSON lines from row Seq
 // from on: each schema when first used, the rows, {"skipped":N} when the
 // reader fell behind the rows kept, {"stats":...} every heartbeat without
-// rows, and a last {"end":...} line when the query ended. It returns when
+// rows, and a last {"end":...} line when the query ended, with the time it
+// ended (the open windows were cut then). It returns when
 // the query ended, ctx is done or a write fails (the reader left). flush,
 // when not nil, is called after each batch.
 func (q *Query) WriteStream(ctx context.Context, w io.Writer, from uint64, heartbeat time.Duration, flush func()) error {
@@ -514,7 +522,10 @@ func (q *Query) WriteStream(ctx context.Context, w io.Writer, from uint64, heart
 			}
 		}
 		if ended {
-			b = append(b, fmt.Sprintf("{\"end\":%q,\"stats\":%s}\n", reason, q.statsJSON())...)
+			q.mu.Lock()
+			at := q.ended
+			q.mu.Unlock()
+			b = append(b, fmt.Sprintf("{\"end\":%q,\"ended\":%q,\"stats\":%s}\n", reason, at.UTC().Format(time.RFC3339Nano), q.statsJSON())...)
 		}
 		if len(b) > 0 {
 			if _, err := w.Write(b); err != nil {
