@@ -20,6 +20,19 @@ const (
 	InlinableProbe = "probe"
 )
 
+// The values of monitor.panics.
+const (
+	// PanicsOwnDefers: a probe defers its exit only in a function with a
+	// defer statement of its own; elsewhere the function's returns go
+	// through one label that ends the call, so a probe that is off costs a
+	// load and a branch, and a panic passing through is not measured.
+	PanicsOwnDefers = "own-defers"
+	// PanicsAll: every probe defers its exit, so every panic passing through
+	// a probed function is measured, and every probed function carries a
+	// defer's bookkeeping, also when its probe is off.
+	PanicsAll = "all"
+)
+
 // FileName is the name Find looks for.
 const FileName = "tigris.yaml"
 
@@ -55,6 +68,13 @@ type Config struct {
 	// leaves it without a probe, so that inlining and escape decisions stay
 	// those of the plain build; InlinableProbe instruments it anyway.
 	Inlinable string
+	// Panics says which probes defer their exit (monitor.panics):
+	// PanicsOwnDefers (the default) or PanicsAll.
+	Panics string
+	// Floor compiles every probe as the floor it is measured against
+	// (monitor.floor): the probe's load and branch and a cold call of
+	// monitor.Floor, nothing measured. For benchmarks only.
+	Floor bool
 	// AdminLink links the admin HTTP endpoint into instrumented binaries
 	// (admin.link; by default on exactly when admin.listen is set), so that
 	// admin.listen or TIGRIS_ADMIN can start it. Without it the binary carries
@@ -74,7 +94,7 @@ func Default() *Config {
 	if err != nil {
 		panic("config: empty pointcut environment: " + err.Error()) // a bug in pointcut
 	}
-	return &Config{Env: env, Runtime: settings.Default(), Inlinable: InlinableSkip}
+	return &Config{Env: env, Runtime: settings.Default(), Inlinable: InlinableSkip, Panics: PanicsOwnDefers}
 }
 
 // Load reads and parses the file at path. Errors about the content are an
@@ -139,7 +159,7 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // BuildHash returns a SHA-256 digest of what in c changes compiler output: the
-// named pointcuts, the include and exclude lists, Std, Inlinable and
+// named pointcuts, the include and exclude lists, Std, Inlinable, Panics and
 // AdminLink. The run-time settings
 // do not take part: they are linked into the binary (see rewriter), so changing
 // them relinks and recompiles nothing. Like Hash it is computed from parsed
@@ -151,8 +171,10 @@ func (c *Config) BuildHash() []byte {
 		Include, Exclude []string
 		Std              bool
 		Inlinable        string
+		Panics           string
+		Floor            bool
 		AdminLink        bool
-	}{"tigris.yaml/build/2", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.AdminLink})
+	}{"tigris.yaml/build/3", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.Panics, c.Floor, c.AdminLink})
 	if err != nil {
 		panic(err) // only strings, slices of them and a bool: cannot fail
 	}
@@ -171,9 +193,11 @@ func (c *Config) Hash() []byte {
 		Include, Exclude []string
 		Std              bool
 		Inlinable        string
+		Panics           string
+		Floor            bool
 		AdminLink        bool
 		Runtime          settings.Runtime
-	}{"tigris.yaml/2", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.AdminLink, c.Runtime})
+	}{"tigris.yaml/3", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.Panics, c.Floor, c.AdminLink, c.Runtime})
 	if err != nil {
 		// Only a NaN in a float field gets here; it still needs a stable digest.
 		b = fmt.Appendf(nil, "%#v", c.Runtime)

@@ -42,6 +42,7 @@ monitor:
   exclude:                # subtracted from include
     - {{.StringExpr}}
   # std: false            # allow instrumenting standard-library packages
+  # panics: own-defers    # all: every probe defers its exit, so panics are measured everywhere (costs a defer when off)
   mode: {{.R.Mode}}            # probe mode at start: off, coarse or fine
   # rules:                # run-time mode rules in order, the last match wins
   #   - fine: execution(* {{.Module}}/repo.(*Store).Find*(..))

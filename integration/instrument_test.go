@@ -56,9 +56,12 @@ func TestInstrumentedProgram(t *testing.T) {
 		"example.com/itest/shop.Fib(int) int":                       fmt.Sprintf("count=%d errors=0 panics=0", fibCalls(15)+3*fibCalls(10)),
 		"example.com/itest/shop.Max[...](T, T) T":                   "count=2 errors=0 panics=0",
 		"example.com/itest/shop.Safe(func()) error":                 "count=1 errors=1 panics=0",
-		"example.com/itest/shop.Boom(int) int":                      "count=4 errors=0 panics=4",
-		"example.com/itest/shop.Sum(...int) int":                    "count=2 errors=0 panics=0",
-		"example.com/itest/shop.(*Stack[...]).Pop() (T, bool)":      "count=2 errors=0 panics=0",
+		// Boom only panics, and has no defer of its own: under the default
+		// monitor.panics (own-defers) its probe has no deferred exit, and
+		// a call that panics is not measured (TestPanicsAll measures it).
+		"example.com/itest/shop.Boom(int) int":                 "count=0 errors=0 panics=0",
+		"example.com/itest/shop.Sum(...int) int":               "count=2 errors=0 panics=0",
+		"example.com/itest/shop.(*Stack[...]).Pop() (T, bool)": "count=2 errors=0 panics=0",
 	}
 	for sig, w := range want {
 		if got, ok := stats[sig]; !ok {
@@ -84,6 +87,33 @@ func TestInstrumentedProgram(t *testing.T) {
 	checkFineTrace(t, filepath.Join(dir, "out-fine.tgr"))
 	if itest.FileExists(filepath.Join(dir, "out-coarse.tgr")) {
 		t.Error("coarse mode wrote a trace file")
+	}
+}
+
+// TestPanicsAll: under monitor.panics: all every probe defers its exit, so
+// the calls of a function without a defer of its own that panic are counted,
+// as panics.
+func TestPanicsAll(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range itest.ShopFiles {
+		files[k] = v
+	}
+	files["tigris.yaml"] = strings.Replace(itest.ShopConfig, "\n  mode: coarse\n", "\n  mode: coarse\n  panics: all\n", 1)
+	dir := itest.NewModule(t, files)
+	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", inst, ".")
+	out, code := itest.Run(t, dir, []string{"TIGRIS_MODE=coarse"}, inst, "stats")
+	if code != 0 {
+		t.Fatalf("stats run: exit status %d\n%s", code, out)
+	}
+	stats := statLines(out)
+	for sig, w := range map[string]string{
+		"example.com/itest/shop.Boom(int) int":      "count=4 errors=0 panics=4",
+		"example.com/itest/shop.Safe(func()) error": "count=1 errors=1 panics=0",
+	} {
+		if got := stats[sig]; got != w {
+			t.Errorf("%s: %q, want %q", sig, got, w)
+		}
 	}
 }
 
@@ -150,8 +180,11 @@ func checkFineTrace(t *testing.T, path string) {
 	if calls["Fib"] != fibCalls(15)+3*fibCalls(10) || calls["Find"] != 21 || calls["main"] != 1 {
 		t.Errorf("records per function: %v", calls)
 	}
-	if panics != 4 || errs != 10+1 {
-		t.Errorf("%d panic and %d error records; want 4 panics (Boom) and 11 errors (Find ×10, Safe)", panics, errs)
+	// Boom's calls, which all panic, have no record: its probe has no
+	// deferred exit (monitor.panics: own-defers), and the trees below still
+	// hold (each exit puts the trace's depth back where its call started).
+	if panics != 0 || errs != 10+1 || calls["Boom"] != 0 {
+		t.Errorf("%d panic and %d error records, %d of Boom; want no panic (Boom's calls are not measured) and 11 errors (Find ×10, Safe)", panics, errs, calls["Boom"])
 	}
 	if len(gids) != 4 {
 		t.Errorf("records from %d goroutines, want 4 (main and 3 spawned)", len(gids))

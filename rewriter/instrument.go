@@ -193,8 +193,12 @@ func qualifiedName(s *signatureLit) string {
 // exit by the monitor's exit hook, not by edits of main or os.Exit.
 func (pj *packageJob) instrument(c candidate) {
 	if c.exec {
-		prologue := pj.probe(c)
+		prologue, end := pj.probe(c)
+		// In this order: an empty body has both at one offset.
 		pj.edits[c.file] = append(pj.edits[c.file], edit{off: pj.off(c.fd.Body.Lbrace) + 1, text: " " + prologue})
+		if end != "" {
+			pj.edits[c.file] = append(pj.edits[c.file], edit{off: pj.off(c.fd.Body.Rbrace), text: end})
+		}
 		pj.goStatements(c.file, c.fd, len(pj.probes)-1)
 	}
 	if pj.s.cfg.Instrument.HasCall() {
@@ -259,6 +263,7 @@ func (pj *packageJob) typeCheck() error {
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Types:      map[ast.Expr]types.TypeAndValue{},
+		Scopes:     map[ast.Node]*types.Scope{},
 	}
 	pkg, err := conf.Check(pj.job.ImportPath, pj.fset, pj.files, pj.info)
 	if err != nil && firstErr == nil {
@@ -335,40 +340,168 @@ func linknamedFuncs(f *ast.File) map[string]bool {
 	return m
 }
 
-// probe registers a probe for a matched function and returns its prologue
-// text; it adds the result-naming edits.
-func (pj *packageJob) probe(c candidate) string {
+// probe registers a probe for a matched function and returns the text that
+// goes right after its opening brace and right before its closing one; it
+// adds the edits of the function's results and returns.
+//
+// A function's returns all become an assignment of its (named) results and a
+// goto to one label before the closing brace, so the function has a single
+// return. A function without a defer statement of its own gets a probe
+// without a defer (unless monitor.panics: all): its prologue starts the call
+// only when the probe is on and keeps a pointer to it, and the label ends
+// the call with the values being returned. With its probe off such a
+// function runs the plain code plus one load and one branch at entry and a
+// test at the label: no defer bookkeeping and no results in memory, which
+// any defer statement in a function costs (the compiler keeps a deferring
+// function's results in its frame). A function with defers of its own keeps
+// the deferred exit, which reads its results after those defers ran and sees
+// panics; its single return keeps the compiler's open-coded defers (which it
+// refuses for more than 15 returns times defers).
+func (pj *packageJob) probe(c candidate) (prologue, end string) {
 	id := len(pj.probes)
 	cyc, stmts := staticMetrics(c.fd.Body)
 	pj.probes = append(pj.probes, probeDesc{sig: c.sig, cyclomatic: cyc, statements: stmts})
 	pj.s.logf("%s:%d: %s: instrumented as probe %d", c.sig.File, c.sig.Line, c.sig.Name, id)
-	exit := pj.exitCall(c.file, c.fd, c.fn.Type().(*types.Signature))
-	return fmt.Sprintf("if %s[%d].On() { __tg := %s.Start(&%s[%d]); defer %s };", probesVar, id, alias, probesVar, id, exit)
+	if pj.s.cfg.Floor {
+		return fmt.Sprintf("if %s[%d].On() { %s.Floor(&%s[%d]) };", probesVar, id, alias, probesVar, id), ""
+	}
+	sig := c.fn.Type().(*types.Signature)
+	rets := returnStmts(c.fd.Body)
+	hasResults := sig.Results().Len() > 0
+	var names []string
+	if hasResults {
+		names = pj.nameResults(c.file, c.fd.Type.Results)
+	}
+	// single: the returns go to one label; a user's result name shadowed
+	// at a return would take the assignment (rare: the function keeps its
+	// returns and a deferred exit).
+	single := len(rets) > 0 && !pj.resultShadowed(c.fd, names, rets)
+	deferred := pj.s.cfg.Panics == config.PanicsAll || hasDefer(c.fd.Body) || pj.isMainMain(c.fd) ||
+		len(rets) > 0 && !single ||
+		hasResults && len(rets) == 0 // never returns: nothing to end at a label
+	start := fmt.Sprintf("if %s[%d].On() { __tg := %s.Start(&%s[%d]); ", probesVar, id, alias, probesVar, id)
+	if deferred {
+		prologue = start + "defer " + pj.exitCall(sig, names) + " };"
+	} else {
+		prologue = "var __tgc *" + alias + ".Call; " + start + "__tgc = &__tg };"
+		end = pj.doneCall(sig, names) + "; "
+		if !single {
+			end = "; " + end // after the body's last statement
+		}
+	}
+	if single {
+		pj.singleReturn(c.file, names, rets)
+		prologue += " {"
+		end = "}; " + labelRet + ": " + end
+		if hasResults {
+			end += "return "
+		}
+	}
+	return prologue, end
+}
+
+// isMainMain reports whether fd is the program's main function. It defers
+// its exit whatever it holds: it runs once, and a panic that ends the program
+// on the main goroutine passes its deferred exit, which flushes the trace.
+func (pj *packageJob) isMainMain(fd *ast.FuncDecl) bool {
+	return pj.job.ImportPath == "main" && fd.Recv == nil && fd.Name.Name == "main"
+}
+
+// labelRet is the label of an instrumented function's single return.
+const labelRet = "__tigris_ret"
+
+// singleReturn turns each return statement of the function (rets) into an
+// assignment of its values to the named results and a goto to labelRet; a
+// bare return becomes the goto. Every edit stays on the statement's lines.
+func (pj *packageJob) singleReturn(i int, names []string, rets []*ast.ReturnStmt) {
+	for _, r := range rets {
+		kw := edit{off: pj.off(r.Return), del: len("return"), text: "goto " + labelRet}
+		if len(r.Results) == 0 {
+			pj.edits[i] = append(pj.edits[i], kw)
+			continue
+		}
+		kw.text = "{ " + strings.Join(names, ", ") + " ="
+		pj.edits[i] = append(pj.edits[i], kw, edit{off: pj.off(r.End()), text: "; goto " + labelRet + " }"})
+	}
+}
+
+// resultShadowed reports whether a user's result name is declared anew in a
+// block holding one of rets that returns values: assigning to the name there
+// would set the inner variable, not the result.
+func (pj *packageJob) resultShadowed(fd *ast.FuncDecl, names []string, rets []*ast.ReturnStmt) bool {
+	scope := pj.info.Scopes[fd.Type]
+	if scope == nil || fd.Type.Results == nil {
+		return false
+	}
+	results := map[string]types.Object{}
+	for _, f := range fd.Type.Results.List {
+		for _, id := range f.Names {
+			if obj := pj.info.Defs[id]; obj != nil && id.Name != "_" {
+				results[id.Name] = obj
+			}
+		}
+	}
+	if len(results) == 0 {
+		return false
+	}
+	for _, r := range rets {
+		if len(r.Results) == 0 {
+			continue
+		}
+		inner := scope.Innermost(r.Pos())
+		if inner == nil {
+			continue
+		}
+		for name, obj := range results {
+			if _, found := inner.LookupParent(name, r.Pos()); found != obj {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// returnStmts returns the function's own return statements (not those of
+// function literals in it).
+func returnStmts(body *ast.BlockStmt) []*ast.ReturnStmt {
+	var rets []*ast.ReturnStmt
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			rets = append(rets, n)
+		}
+		return true
+	})
+	return rets
+}
+
+// hasDefer reports whether the function has a defer statement of its own.
+func hasDefer(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.DeferStmt:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // exitCall returns the deferred exit call. Functions returning an error or a
-// result with a cheap size get their results named (unnamed ones become
-// __tgrN) and the exit reads them through pointers taken at entry, so it sees
-// the values actually returned. No closure is deferred: a closure would take
-// the name f.func1 and renumber the function's own literals, which tracebacks
-// and profiles show.
-func (pj *packageJob) exitCall(i int, fd *ast.FuncDecl, sig *types.Signature) string {
-	res := sig.Results()
-	if res.Len() == 0 {
-		return "__tg.Exit(nil)"
-	}
-	errIdx := -1
-	if isError(res.At(res.Len() - 1).Type()) {
-		errIdx = res.Len() - 1
-	}
-	kind := ""
-	if errIdx != 0 && generics(pj.job.Lang) {
-		kind = sizeKind(res.At(0).Type())
-	}
+// result with a cheap size have their results named (names) and the exit
+// reads them through pointers taken at entry, so it sees the values actually
+// returned. No closure is deferred: a closure would take the name f.func1 and
+// renumber the function's own literals, which tracebacks and profiles show.
+func (pj *packageJob) exitCall(sig *types.Signature, names []string) string {
+	errIdx, kind := pj.resultKinds(sig)
 	if errIdx < 0 && kind == "" {
 		return "__tg.Exit(nil)"
 	}
-	names := pj.nameResults(i, fd.Type.Results)
 	if kind == "" {
 		return fmt.Sprintf("__tg.ExitErr(&%s)", names[errIdx])
 	}
@@ -377,6 +510,40 @@ func (pj *packageJob) exitCall(i int, fd *ast.FuncDecl, sig *types.Signature) st
 		errArg = "&" + names[errIdx]
 	}
 	return fmt.Sprintf("%s.Exit%s(&__tg, %s, &%s)", alias, kind, errArg, names[0])
+}
+
+// doneCall returns the call that ends a defer-free probe's call at the
+// function's single return, with the values being returned.
+func (pj *packageJob) doneCall(sig *types.Signature, names []string) string {
+	errIdx, kind := pj.resultKinds(sig)
+	switch {
+	case errIdx < 0 && kind == "":
+		return alias + ".Done(__tgc)"
+	case kind == "":
+		return fmt.Sprintf("%s.DoneErr(__tgc, %s)", alias, names[errIdx])
+	}
+	errArg := "nil"
+	if errIdx >= 0 {
+		errArg = names[errIdx]
+	}
+	return fmt.Sprintf("%s.Done%s(__tgc, %s, %s)", alias, kind, errArg, names[0])
+}
+
+// resultKinds returns the index of the error result (-1 for none) and the
+// size kind of the first result ("" for none).
+func (pj *packageJob) resultKinds(sig *types.Signature) (errIdx int, kind string) {
+	res := sig.Results()
+	errIdx = -1
+	if res.Len() == 0 {
+		return errIdx, ""
+	}
+	if isError(res.At(res.Len() - 1).Type()) {
+		errIdx = res.Len() - 1
+	}
+	if errIdx != 0 && generics(pj.job.Lang) {
+		kind = sizeKind(res.At(0).Type())
+	}
+	return errIdx, kind
 }
 
 // sizeKind names the exit for a first result of type t with a cheap size

@@ -255,10 +255,13 @@ func escapeDiffs(t *testing.T, dir string, env []string, config, pattern string)
 	plain := escapes(t, dir, env, false, "", pattern)
 	inst := escapes(t, dir, env, true, config, pattern)
 	// Lines with a probe prologue: the compiler inlines monitor.(*Probe).On
-	// there (monitor.Enter for a call-site probe).
+	// there (monitor.Enter for a call-site probe); and the closing lines of
+	// defer-free probed functions, where their single return ends the call
+	// (monitor.Done, DoneErr, DoneInt[...], ...).
 	probedLines := map[[2]string]bool{}
 	for d := range inst {
-		if d.msg == "inlining call to monitor.(*Probe).On" || d.msg == "inlining call to monitor.Enter" {
+		if d.msg == "inlining call to monitor.(*Probe).On" || d.msg == "inlining call to monitor.Enter" ||
+			strings.HasPrefix(d.msg, "inlining call to monitor.Done") {
 			probedLines[[2]string{d.file, d.line}] = true
 		}
 	}

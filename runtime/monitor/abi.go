@@ -18,33 +18,59 @@ import (
 //			__tigris.Links{AtExit: __tigris_atexit.Add, Admin: __tigris_admin.Start})
 //	}
 //
-// and, right after the opening brace of each matched function, on the same line:
+// and, in each matched function, one of two prologues, right after the
+// opening brace and on the same line. The function's return statements all
+// become an assignment of its results (named by the rewriter where they had
+// no names: __tgrN) and a goto to one label before the closing brace, where
+// the only return is; every edit stays on its line.
+//
+// A function without a defer statement of its own gets a probe without a
+// defer:
+//
+//	var __tgc *__tigris.Call; if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); __tgc = &__tg }; {
+//		...
+//		{ __tgr0, err = v, nil; goto __tigris_ret }
+//	}; __tigris_ret: __tigris.DoneInt(__tgc, err, __tgr0); return }
+//
+// (Done, DoneErr, DoneString, DoneSlice, DoneMap, DoneChan, DoneInt, by the
+// results). With the probe off, the function runs its own code plus a load
+// and a branch at entry and a test of __tgc at the label: no defer
+// bookkeeping, and its results stay in registers (a function with any defer
+// statement keeps its results in its frame). A panic passing through such a
+// function is not measured: its call never ends (the trace context goes back
+// to the depth of the next exit of an enclosing call).
+//
+// A function with defer statements of its own (and every probed function
+// under monitor.panics: all, or one that never returns) defers its exit:
 //
 //	if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); defer __tg.Exit(nil) };
 //
 // For a function with an error result the deferred call is
 // `__tg.ExitErr(&err)`, and for one whose first result has a cheap size
 // `__tigris.ExitSlice(&__tg, &err, &r0)` (ExitString, ExitMap, ExitChan,
-// ExitInt), with the results named: the exit reads them through the pointers
-// when the function returns. No closure is deferred, so the user's own
-// function literals keep their names (f.func1, ...) in tracebacks and
-// profiles. The contract:
+// ExitInt): the exit reads the results through the pointers when the
+// function returns, after the function's own deferred calls, and sees
+// panics. Its single return keeps the compiler's open-coded defers, which
+// it refuses to more than 15 returns times defers. No closure is deferred,
+// so the user's own function literals keep their names (f.func1, ...) in
+// tracebacks and profiles. The contract:
 //
 //   - Probe.On inlines to one atomic load; when the probe is off nothing
 //     else runs, and the Call is not even declared (so not zeroed: that is
 //     why the prologue asks the probe first rather than testing a Call that
-//     Enter returns). Start, Enter and the exits never allocate, block or
-//     panic.
+//     Enter returns). Start, Enter, the exits and the Dones never allocate,
+//     block or panic; the Dones inline to a test of their Call.
 //   - A call-site probe (rewriter/callsite.go) needs its Call before the
 //     call and its exit after it, in one statement list:
 //     `__tgc3 := __tigris.Enter(&__tigris_p[7]); ...; if __tgc3.On() {
 //     __tgc3.Exit(err) }`. Enter is Start behind the same check, returning
 //     the zero Call when the probe is off.
 //   - The Call lives in the instrumented function's frame; the exits must be
-//     called (deferred) with a pointer to it, once per Start (or Enter whose
-//     Call is On). A second call is harmless. They tell a panicking exit
-//     from a normal one by where the unwinding panic started relative to the
-//     Call (gslots.go: panicking), so the Call must not be copied elsewhere.
+//     called (deferred) with a pointer to it, or a Done with it at the
+//     function's return, once per Start (or Enter whose Call is On). A
+//     second call is harmless. They tell a panicking exit from a normal one
+//     by where the unwinding panic started relative to the Call (gslots.go:
+//     panicking), so the Call must not be copied elsewhere.
 //   - RegisterPackage runs from package initialization, before any probe of
 //     the package can fire; probes stay off until it has run.
 //   - A go statement of an instrumented function calls Fork and, inside a fine
@@ -56,7 +82,7 @@ import (
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 5
+const CodeVersion = 6
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (
@@ -275,6 +301,73 @@ func ExitChan[T ~chan E | ~<-chan E, E any](c *Call, err *error, r *T) {
 // ExitInt is ExitString for an integer result: the size is its value.
 func ExitInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](c *Call, err *error, r *T) {
 	c.exit(failed(err), int64(*r), true)
+}
+
+// Floor is what a probe compiled under monitor.floor: true calls when it is
+// on, and all it does: a cold call behind the probe's load and branch, the
+// least any switchable probe can cost, against which benchmarks measure a
+// real probe's off path. It measures nothing.
+//
+//go:noinline
+func Floor(p *Probe) { floorCalls.Add(1) }
+
+var floorCalls atomic.Uint64
+
+// The returns of a function whose probe has no deferred exit (the prologue's
+// second form, see the contract above) all go to one label, which calls one of
+// these with the Call the prologue started, nil when the probe was off, and
+// the values being returned. Each inlines to a test of c and a call of the
+// exit that only a started call makes (TestEnterInlines).
+
+// Done ends a started call, c, of a function without an error result or a
+// sized first result; nil c does nothing.
+func Done(c *Call) {
+	if c != nil {
+		c.exit(false, 0, false)
+	}
+}
+
+// DoneErr is Done for a function returning err as its error result.
+func DoneErr(c *Call, err error) {
+	if c != nil {
+		c.exit(err != nil, 0, false)
+	}
+}
+
+// DoneString is Done for a function whose first result, r, is a string (err
+// is its error result, nil when it has none); the size is its length.
+func DoneString[T ~string](c *Call, err error, r T) {
+	if c != nil {
+		c.exit(err != nil, int64(len(r)), true)
+	}
+}
+
+// DoneSlice is DoneString for a slice result.
+func DoneSlice[T ~[]E, E any](c *Call, err error, r T) {
+	if c != nil {
+		c.exit(err != nil, int64(len(r)), true)
+	}
+}
+
+// DoneMap is DoneString for a map result.
+func DoneMap[T ~map[K]V, K comparable, V any](c *Call, err error, r T) {
+	if c != nil {
+		c.exit(err != nil, int64(len(r)), true)
+	}
+}
+
+// DoneChan is DoneString for a channel result that can be received from.
+func DoneChan[T ~chan E | ~<-chan E, E any](c *Call, err error, r T) {
+	if c != nil {
+		c.exit(err != nil, int64(len(r)), true)
+	}
+}
+
+// DoneInt is DoneString for an integer result: the size is its value.
+func DoneInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](c *Call, err error, r T) {
+	if c != nil {
+		c.exit(err != nil, int64(r), true)
+	}
 }
 
 // exit ends a call for the exits. go:norace: it touches the trace context
