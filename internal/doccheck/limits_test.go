@@ -149,7 +149,7 @@ var shownLimits = []shown{
 		return apiError(t, "PUT", "analysis", `{"criteria": "`+strings.Repeat("(", 65)+`frequent"}`)
 	}},
 	{"pprof frames", fromSource("traceconv/scan.go", `"%d call paths are deeper than the profile's frame limit`, "12 call paths are deeper than the profile's frame limit")},
-	{"admin client reply", fromSource("adminclient/client.go", `"the reply of %s to %s %s is larger than %d bytes, more than any admin endpoint sends", c.addr, method, path, maxReply`,
+	{"admin client reply", fromSource("adminclient/client.go", `"the reply of %s to %s %s is larger than %d bytes, more than any admin endpoint sends", c.addr, method, shownPath(path), maxReply`,
 		"the reply of 127.0.0.1:7070 to GET /tigris/v1/health is larger than 67108864 bytes, more than any admin endpoint sends")},
 	{"dash form", fromSource("dash/server.go", `http.Error(w, "reading the form: "+err.Error(), http.StatusBadRequest)`, "400` `reading the form: http: request body too large")},
 	{"exit flush", fromSource("runtime/monitor/lifecycle.go", `"writer did not close within %v; some records may be lost", limit`, "tigris: writer did not close within 5s; some records may be lost")},
@@ -182,6 +182,18 @@ var shownLimits = []shown{
 		"422` `query refused: the running queries' estimated cost, 4.2% of one core, with this query's 1.3%, is over the budget of 5% (queries.budget): cancel a query or narrow this one")},
 	{"query streams at once", fromSource("runtime/monitor/admin/queries.go", `"too many query streams at once (%d); retry, or post with detach", maxStreams`,
 		"503` `too many query streams at once (16); retry, or post with detach")},
+	{"plan work", fromSource("runtime/query/engine/plan.go", `"%s: %d condition(s) on static columns are too large to decide for each of %d probes (%d node evaluations at most): they choose no probes and are checked on each call"`,
+		"calls: 1 condition(s) on static columns are too large to decide for each of 1000 probes (4194304 node evaluations at most): they choose no probes and are checked on each call")},
+	{"ended query's plan", fromSource("runtime/query/live/summary.go", `"\n… (cut: the query has ended)\n"`, "… (cut: the query has ended)")},
+	{"explain token", func(t *testing.T) string {
+		rec := httptest.NewRecorder()
+		admin.NewHandler(admin.Options{Token: "t"}).ServeHTTP(rec, httptest.NewRequest("POST", admin.Prefix+"queries/explain", strings.NewReader(`{"query":"SELECT 1 AS x FROM calls"}`)))
+		var e struct{ Error string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%d` `%s", rec.Code, e.Error)
+	}},
 	{"panic flush", fromSource("runtime/monitor/fine.go", `"flush on panic: %v", err`, "tigris: flush on panic: not done within 1s")},
 }
 
@@ -281,6 +293,9 @@ var limitConstants = map[string]string{
 	"runtime/query.MaxDerived":             "page",
 	"runtime/query/engine.MaxGroups":       "page",
 	"runtime/query/engine.MaxJoinBuffer":   "page",
+	"runtime/query/engine.MaxPlanWork":     "page",
+	"runtime/query/engine.maxPushed":       "internal: pushed-down conditions a plan names per probe; all are pushed",
+	"runtime/query/live.MaxEndedExplain":   "page",
 	"runtime/settings.MaxQueries":          "page: docs/config.md, Limits (generated)",
 	"runtime/settings.MaxQueryProbes":      "page: docs/config.md, Limits (generated)",
 	"runtime/monitor/admin.maxStreams":     "page",

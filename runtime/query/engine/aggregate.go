@@ -77,6 +77,7 @@ type aggregator struct {
 	closed  int64
 	keyBuf  []query.Value
 	keyText strings.Builder
+	ctl     *control
 }
 
 func newAggregator(q *query.Query, st *Stats) *aggregator {
@@ -110,6 +111,9 @@ func (a *aggregator) add(e *env, t int64) {
 	// The windows [s, s+size) with s a multiple of slide that hold t.
 	last := floorDiv(t, slide) * slide
 	for s := last; s > t-size; s -= slide {
+		if a.ctl.halt() {
+			return
+		}
 		if s+size <= a.closed {
 			a.stats.Late++
 			continue
@@ -240,6 +244,9 @@ func (a *aggregator) rows(gs *groupSet, t int64, win [2]int64, out func(Row)) {
 	sort.Slice(groups, func(i, j int) bool { return keyLess(groups[i].key, groups[j].key) })
 	e := &env{}
 	for _, g := range groups {
+		if a.ctl.halt() {
+			return
+		}
 		e.aggs = e.aggs[:0]
 		for i := range a.q.Aggs {
 			e.aggs = append(e.aggs, a.result(g, i))
@@ -298,8 +305,10 @@ func (a *aggregator) advance(watermark int64, out func(Row)) {
 	}
 	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
 	for _, s := range starts {
-		a.rows(a.windows[s], s+size, [2]int64{s, s + size}, out)
-		delete(a.windows, s)
+		if !a.ctl.halt() {
+			a.rows(a.windows[s], s+size, [2]int64{s, s + size}, out)
+		}
+		delete(a.windows, s) // emitted, or abandoned: either way closed
 	}
 	// Every window that ends by the watermark is closed now, whether it had
 	// tuples or not: a tuple for one of them is late.

@@ -13,12 +13,16 @@ type joiner struct {
 	followed int // 0, 1 (left first) or 2 (right first)
 	buf      [2][]Tuple
 	stats    *Stats
+	ctl      *control
 }
 
 // add pairs t, of side s, with the other side's tuples and keeps it.
 func (j *joiner) add(s int, t *Tuple, pair func(l, r *Tuple)) {
 	other := j.buf[1-s]
 	for i := range other {
+		if j.ctl.halt() {
+			break
+		}
 		o := &other[i]
 		l, r := t, o
 		if s == 1 {

@@ -23,6 +23,8 @@ type Stats struct {
 	Late          uint64 `json:"late"`
 	DroppedGroups uint64 `json:"droppedGroups"`
 	JoinDropped   uint64 `json:"joinDropped"`
+	// Abandoned counts the calls whose work a stop cut short (SetStop).
+	Abandoned uint64 `json:"abandoned,omitempty"`
 }
 
 // pipeline runs one SELECT or trigger: its join, WHERE, grouping and
@@ -39,6 +41,7 @@ type pipeline struct {
 	limit     int
 	emitted   int
 	stats     *Stats
+	ctl       *control
 	env       env
 	// firedCols are, per source, the columns a trigger's row shows.
 	firedCols [2][]int
@@ -47,16 +50,17 @@ type pipeline struct {
 func newPipeline(q *query.Query) *pipeline { return &pipeline{q: q} }
 
 // start readies p and its children to run, p's rows going to out.
-func (p *pipeline) start(st *Stats, out func(Row), root bool) {
-	p.stats, p.out = st, out
+func (p *pipeline) start(st *Stats, ctl *control, out func(Row), root bool) {
+	p.stats, p.ctl, p.out = st, ctl, out
 	if root {
 		p.limit = p.q.Limit
 	}
 	if p.q.Join != nil {
-		p.join = &joiner{within: int64(p.q.Join.Within), followed: p.q.Join.Followed, stats: st}
+		p.join = &joiner{within: int64(p.q.Join.Within), followed: p.q.Join.Followed, stats: st, ctl: ctl}
 	}
 	if p.q.Aggregated() {
 		p.agg = newAggregator(p.q, st)
+		p.agg.ctl = ctl
 	}
 	if p.q.Kind == query.KindTrigger {
 		for si, b := range p.q.Sources {
@@ -69,7 +73,7 @@ func (p *pipeline) start(st *Stats, out func(Row), root bool) {
 	}
 	for _, c := range p.children {
 		c := c
-		c.start(st, func(r Row) {
+		c.start(st, ctl, func(r Row) {
 			t := Tuple{Time: r.Time, Vals: r.Vals}
 			c.parent.push(c.parentSrc, &t)
 		}, false)
@@ -154,12 +158,14 @@ type Runner struct {
 	plan  *Plan
 	root  *pipeline
 	stats Stats
+	ctl   control
 	out   func(Row)
 }
 
 // NewRunner starts running p; its rows go to out.
 func NewRunner(p *Plan, out func(Row)) *Runner {
 	r := &Runner{plan: p, out: out}
+	r.ctl.stats = &r.stats
 	if len(p.Leaves) > 0 {
 		root := p.Leaves[0].pipe
 		for root.parent != nil {
@@ -169,7 +175,7 @@ func NewRunner(p *Plan, out func(Row)) *Runner {
 	} else {
 		r.root = newPipeline(p.Query)
 	}
-	r.root.start(&r.stats, func(row Row) {
+	r.root.start(&r.stats, &r.ctl, func(row Row) {
 		r.stats.Rows++
 		out(row)
 	}, true)

@@ -33,6 +33,7 @@ type Query struct {
 	stopOnce sync.Once
 	stopped  chan struct{} // closed to stop the loop
 	done     chan struct{} // closed when the loop has released everything
+	held     holds         // what it acquired, for a cancel to release (cancel.go)
 
 	mu     sync.Mutex
 	state  string // "running", "ended"
@@ -107,10 +108,11 @@ func (q *Query) stop(reason string) {
 		q.mu.Unlock()
 		close(q.stopped)
 	})
-	<-q.done
+	q.awaitStop()
 }
 
-// Cancel stops the query and returns once its probes are restored.
+// Cancel stops the query and returns once its probes are restored: within
+// CancelWait, whatever the query is doing (cancel.go).
 func (q *Query) Cancel() { q.stop("cancelled") }
 
 // SnapshotGap is the shortest time between two snapshots of one trigger;
@@ -159,6 +161,9 @@ type loop struct {
 	// waits twice that long (at most maxLateness) so its window is not
 	// closed without it.
 	delay time.Duration
+	// halt says whether to drop the work in hand: the query is stopping, or
+	// its last step is out of time.
+	halt func() bool
 }
 
 // maxLateness bounds how long a window waits for late tuples.
@@ -201,6 +206,7 @@ func (l *loop) acquire() error {
 			return fmt.Errorf("acquiring the probes of %s: %w", leaf.Path, err)
 		}
 		l.taps[i] = t
+		l.q.held.add(t)
 	}
 	for i, a := range p.Query.Actions {
 		act := &action{spec: a, probes: p.Actions[i]}
@@ -213,6 +219,8 @@ func (l *loop) acquire() error {
 		l.q.res.schema(actionSchema)
 	}
 	l.runner = engine.NewRunner(p, l.emit)
+	l.halt = l.q.stopping
+	l.runner.SetStop(l.halt)
 	return nil
 }
 
@@ -278,8 +286,7 @@ func (l *loop) run() {
 		select {
 		case <-q.stopped:
 			ended = time.Now()
-			l.step(ended)
-			l.runner.Finish(ended.UnixNano())
+			l.final(ended)
 			l.publish()
 			return
 		case now := <-tick.C:
@@ -301,7 +308,10 @@ func (l *loop) step(now time.Time) {
 			continue
 		}
 		l.buf = t.Drain(l.buf[:0], 0)
-		for _, c := range l.buf {
+		for k, c := range l.buf {
+			if k%64 == 63 && l.halt() {
+				return // the rest is dropped: the query is ending
+			}
 			if d := time.Duration(now.UnixNano() - c.End); d > l.delay {
 				l.delay = d
 			}
@@ -419,6 +429,7 @@ func (l *loop) fire(a *action, now time.Time) {
 			return
 		}
 		a.hold = h
+		l.q.held.add(h)
 		report(fmt.Sprintf("%d probe(s) fine until %s", len(needs), a.until.UTC().Format("15:04:05")))
 	case a.spec.Sample != nil:
 		if a.sampler == nil {

@@ -28,9 +28,10 @@ func summarize(p *engine.Plan) summary {
 	return s
 }
 
-// forget drops the ended query's plan (and with it its compiled query),
-// keeping its explanation, cut to MaxEndedExplain.
+// forget drops the ended query's plan (and with it its compiled query) and
+// its taps, keeping its explanation, cut to MaxEndedExplain.
 func (q *Query) forget() {
+	q.held.drop()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.plan == nil {
