@@ -90,13 +90,15 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [--quick | --full | --tiny] [flags]",
 		Short: "Measure the overhead per monitored call with MooBench, against OpenTelemetry and the execution tracer",
-		Long:  benchHelp + evalHelp,
+		Long:  benchHelp + evalHelp + realcodeHelp,
 		Example: `  go run ./cmd/tigris bench                       # the quick plan
   tigris bench --full --out docs-run
   tigris bench --tiny --only fine-async,otel-lossless
   tigris bench --method-time 0,100us --calls 500000 --runs 5
   tigris bench --from moobench-results/quick-20250101-120000
-  tigris bench --workload petclinic --full --out petclinic-results/run1`,
+  tigris bench --workload petclinic --full --out petclinic-results/run1
+  tigris bench --workload realcode --tiny
+  tigris bench --workload realcode --modules fastjson,toml --runs 8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.changed = cmd.Flags().Changed
@@ -129,7 +131,8 @@ type benchOptions struct {
 	out, from, root   string
 	rawCSV, keep      bool
 	workload          string
-	eval              evalOptions // --workload petclinic (bench_petclinic.go)
+	eval              evalOptions     // --workload petclinic (bench_petclinic.go)
+	real              realcodeOptions // --workload realcode (bench_realcode.go)
 
 	changed func(flag string) bool // the command line's: was the flag given
 }
@@ -157,6 +160,7 @@ func (o *benchOptions) register(cmd *cobra.Command) {
 	f.BoolVar(&o.rawCSV, "raw-csv", true, "write raw.csv.gz with every measurement (with --from: only when given)")
 	f.BoolVar(&o.keep, "keep-scratch", false, "keep every run's trace and span files under the results directory")
 	o.registerWorkload(cmd)
+	o.registerRealcode(cmd)
 }
 
 // planName is the plan --quick, --full or --tiny names, "quick" by default.
@@ -185,13 +189,35 @@ func (o *benchOptions) repoAndSelf() (root, self string, err error) {
 	if root, err = o.repoRoot(); err != nil {
 		return "", "", err
 	}
-	if self, err = os.Executable(); err != nil {
-		return "", "", fmt.Errorf("locating the tigris executable: %w", err)
+	if self, err = selfExecutable(); err != nil {
+		return "", "", err
+	}
+	return root, self, nil
+}
+
+// selfExecutable is this executable, with symbolic links resolved.
+func selfExecutable() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("locating the tigris executable: %w", err)
 	}
 	if resolved, err := filepath.EvalSymlinks(self); err == nil {
 		self = resolved
 	}
-	return root, self, nil
+	return self, nil
+}
+
+// reportRun writes the report of a workload's run, which may have stopped
+// early: report's error joins the run's, and an interrupt says that the
+// report holds the runs done.
+func reportRun(runErr error, report func() error) error {
+	if err := report(); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return errors.New("interrupted; the report holds the runs done")
+	}
+	return runErr
 }
 
 // outDir is the results directory: --out, else <kind>-results/<plan>-<time>.

@@ -87,7 +87,7 @@ var (
 func (o *benchOptions) registerWorkload(cmd *cobra.Command) {
 	f := cmd.Flags()
 	e := &o.eval
-	f.StringVar(&o.workload, "workload", workloadMooBench, "what to measure: moobench (the overhead per call) or petclinic (service throughput, the paper's Fig. 4)")
+	f.StringVar(&o.workload, "workload", workloadMooBench, "what to measure: moobench (the overhead per call), petclinic (service throughput, the paper's Fig. 4) or realcode (real modules' own benchmarks)")
 	f.DurationVar(&e.duration, "duration", 0, "petclinic: measured load per run")
 	f.DurationVar(&e.warmup, "warmup-time", 0, "petclinic: load before the measured window of every run")
 	f.DurationVar(&e.interval, "interval", 0, "petclinic: analysis interval of the two-phase configurations")
@@ -114,9 +114,12 @@ func (o *benchOptions) runWorkload(ctx context.Context, stdout, stderr io.Writer
 		if g := given(evalFlags); len(g) > 0 {
 			return true, fmt.Errorf("%s only apply to --workload petclinic", strings.Join(g, ", "))
 		}
+		if g := given(realcodeFlags); len(g) > 0 {
+			return true, fmt.Errorf("%s only apply to --workload realcode", strings.Join(g, ", "))
+		}
 		return false, nil
 	case workloadPetclinic:
-		if g := given(mooBenchOnly); len(g) > 0 {
+		if g := given(slices.Concat(mooBenchOnly, realcodeFlags)); len(g) > 0 {
 			return true, fmt.Errorf("--workload petclinic does not take %s", strings.Join(g, ", "))
 		}
 		if o.from != "" {
@@ -130,8 +133,10 @@ func (o *benchOptions) runWorkload(ctx context.Context, stdout, stderr io.Writer
 			return true, writeEvalReport(stdout, stderr, o.from, sum)
 		}
 		return true, o.runPetclinic(ctx, stdout, stderr)
+	case workloadRealcode:
+		return true, o.runRealcode(ctx, stdout, stderr, given)
 	}
-	return true, fmt.Errorf("--workload %q: want %s or %s", o.workload, workloadMooBench, workloadPetclinic)
+	return true, fmt.Errorf("--workload %q: want %s, %s or %s", o.workload, workloadMooBench, workloadPetclinic, workloadRealcode)
 }
 
 // evalPlanFor builds the plan the flags ask for and validates it.
@@ -217,13 +222,7 @@ func (o *benchOptions) runPetclinic(ctx context.Context, stdout, stderr io.Write
 	if sum == nil {
 		return runErr
 	}
-	if err := writeEvalReport(stdout, stderr, out, sum); err != nil {
-		return errors.Join(runErr, err)
-	}
-	if errors.Is(runErr, context.Canceled) {
-		return errors.New("interrupted; the report holds the runs done")
-	}
-	return runErr
+	return reportRun(runErr, func() error { return writeEvalReport(stdout, stderr, out, sum) })
 }
 
 // writeEvalReport writes the report into dir and the table to stdout.

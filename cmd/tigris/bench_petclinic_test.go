@@ -87,7 +87,7 @@ func TestEvalWorkloadFlags(t *testing.T) {
 		{[]string{"bench", "--workload", "petclinic", "--from", "x", "--sampling", "2"}, "it does not take --sampling"},
 		{[]string{"bench", "--workload", "petclinic", "--from", t.TempDir()}, "summary.json: no such file"},
 		{[]string{"bench", "--duration", "5s", "--tiny"}, "--duration only apply to --workload petclinic"},
-		{[]string{"bench", "--workload", "shop"}, `--workload "shop": want moobench or petclinic`},
+		{[]string{"bench", "--workload", "shop"}, `--workload "shop": want moobench, petclinic or realcode`},
 		{[]string{"bench", "--workload", "petclinic", "--sampling", "0"}, "--sampling 0"},
 	} {
 		if _, _, err := tigris(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
