@@ -20,12 +20,20 @@ const (
 	InlinableProbe = "probe"
 )
 
+// The values of monitor.small.
+const (
+	// SmallSkip leaves a function too small to be worth a probe without one.
+	SmallSkip = "skip"
+	// SmallProbe instruments it anyway.
+	SmallProbe = "probe"
+)
+
 // The values of monitor.panics.
 const (
 	// PanicsOwnDefers: a probe defers its exit only in a function with a
-	// defer statement of its own; elsewhere the function's returns go
-	// through one label that ends the call, so a probe that is off costs a
-	// load and a branch, and a panic passing through is not measured.
+	// defer statement of its own; elsewhere each of the function's returns
+	// ends the call, so a probe that is off costs a load and a branch, and a
+	// panic passing through is not measured.
 	PanicsOwnDefers = "own-defers"
 	// PanicsAll: every probe defers its exit, so every panic passing through
 	// a probed function is measured, and every probed function carries a
@@ -71,6 +79,10 @@ type Config struct {
 	// Panics says which probes defer their exit (monitor.panics):
 	// PanicsOwnDefers (the default) or PanicsAll.
 	Panics string
+	// Small says what happens to a matched function too small to be worth a
+	// probe (monitor.small): SmallSkip (the default) leaves it without one,
+	// SmallProbe instruments it anyway. See rewriter.SmallSize.
+	Small string
 	// Floor compiles every probe as the floor it is measured against
 	// (monitor.floor): the probe's load and branch and a cold call of
 	// monitor.Floor, nothing measured. For benchmarks only.
@@ -94,7 +106,7 @@ func Default() *Config {
 	if err != nil {
 		panic("config: empty pointcut environment: " + err.Error()) // a bug in pointcut
 	}
-	return &Config{Env: env, Runtime: settings.Default(), Inlinable: InlinableSkip, Panics: PanicsOwnDefers}
+	return &Config{Env: env, Runtime: settings.Default(), Inlinable: InlinableSkip, Panics: PanicsOwnDefers, Small: SmallSkip}
 }
 
 // Load reads and parses the file at path. Errors about the content are an
@@ -172,9 +184,10 @@ func (c *Config) BuildHash() []byte {
 		Std              bool
 		Inlinable        string
 		Panics           string
+		Small            string
 		Floor            bool
 		AdminLink        bool
-	}{"tigris.yaml/build/3", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.Panics, c.Floor, c.AdminLink})
+	}{"tigris.yaml/build/3", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.Panics, c.Small, c.Floor, c.AdminLink})
 	if err != nil {
 		panic(err) // only strings, slices of them and a bool: cannot fail
 	}
@@ -194,10 +207,11 @@ func (c *Config) Hash() []byte {
 		Std              bool
 		Inlinable        string
 		Panics           string
+		Small            string
 		Floor            bool
 		AdminLink        bool
 		Runtime          settings.Runtime
-	}{"tigris.yaml/3", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.Panics, c.Floor, c.AdminLink, c.Runtime})
+	}{"tigris.yaml/3", c.Named, c.Include, c.Exclude, c.Std, c.Inlinable, c.Panics, c.Small, c.Floor, c.AdminLink, c.Runtime})
 	if err != nil {
 		// Only a NaN in a float field gets here; it still needs a stable digest.
 		b = fmt.Appendf(nil, "%#v", c.Runtime)

@@ -421,6 +421,14 @@ func parseInlinable(s string) (string, error) {
 	return "", fmt.Errorf("%q is not an inlinable policy (want skip or probe)", s)
 }
 
+func parseSmall(s string) (string, error) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case SmallSkip, SmallProbe:
+		return v, nil
+	}
+	return "", fmt.Errorf("%q is not a small-function policy (want skip or probe)", s)
+}
+
 func parsePanics(s string) (string, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
 	case PanicsOwnDefers, PanicsAll:
@@ -445,6 +453,7 @@ func (d *decoder) document(root *yaml.Node) {
 				{"exclude", func(key string, _, n *yaml.Node) { d.exclude = d.exprList(n, key) }},
 				{"std", set(d, &d.cfg.Std, "", "true or false", settings.ParseBool)},
 				{"inlinable", set(d, &d.cfg.Inlinable, "", "skip or probe", parseInlinable)},
+				{"small", set(d, &d.cfg.Small, "", "skip or probe", parseSmall)},
 				{"panics", set(d, &d.cfg.Panics, "", "own-defers or all", parsePanics)},
 				{"floor", set(d, &d.cfg.Floor, "", "true or false", settings.ParseBool)},
 				{"mode", set(d, &r.Mode, "mode", "a mode", settings.ParseMode)},

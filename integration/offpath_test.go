@@ -18,7 +18,7 @@ import (
 // returns, a generic function, a method, one with a defer of its own), each
 // kept out of line so that each benchmark measures one call of it.
 var offPathFiles = map[string]string{
-	"tigris.yaml": "version: 1\nmonitor:\n  include: [\"within(example.com/itest/hot)\"]\n",
+	"tigris.yaml": "version: 1\nmonitor:\n  include: [\"within(example.com/itest/hot)\"]\n  small: probe\n",
 	"hot/hot.go": `package hot
 
 import (

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -63,7 +64,7 @@ func (p *proxy) compile() error {
 	// The plain compile that tells which functions the compiler inlines
 	// writes the real output: when no probe is left, it is the result.
 	var plainDone bool
-	job.Inlinable = func() (map[string]bool, error) {
+	job.Inlinable = func() (Inlining, error) {
 		inl, quiet, err := p.inliningPass(ta, workDir)
 		plainDone = err == nil && quiet
 		return inl, err
@@ -139,24 +140,22 @@ func (p *proxy) compile() error {
 	return p.exec(argv)
 }
 
-// inliningPass compiles the package unchanged, into its real output, with -m,
-// and returns the functions the compiler says it can inline, by the
-// "file:line" of their declarations (file being the base name; the compiler
-// puts a method's position at its receiver, not its name). quiet reports
-// that the compile printed nothing but its -m lines, so that its output can
-// stand as the package's plain compile. A failing compile returns an error;
-// the caller then compiles the package unchanged, and the compiler reports the
-// user's error itself.
-func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl map[string]bool, quiet bool, err error) {
+// inliningPass compiles the package unchanged, into its real output, with
+// -m=2, and returns what the compiler says of its functions (parseInlining).
+// quiet reports that the compile printed nothing but its -m lines, so that
+// its output can stand as the package's plain compile. A failing compile
+// returns an error; the caller then compiles the package unchanged, and the
+// compiler reports the user's error itself.
+func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl Inlining, quiet bool, err error) {
 	userDiag := false
 	for _, f := range []string{"m", "json", "S", "d", "live"} {
 		if _, ok := ta.flags[f]; ok {
 			userDiag = true // the user's own diagnostics: the real compile prints them
 		}
 	}
-	argv, err := ta.commandLine(ta.rewrite(argEdit{drop: []string{DigestFlag}, flags: []string{"-m"}}), workDir)
+	argv, err := ta.commandLine(ta.rewrite(argEdit{drop: []string{DigestFlag}, flags: []string{"-m=2"}}), workDir)
 	if err != nil {
-		return nil, false, err
+		return Inlining{}, false, err
 	}
 	var out bytes.Buffer
 	stdio := p.stdio
@@ -164,15 +163,37 @@ func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl map[string]bool,
 	err = p.spawn(argv, nil, &out)
 	p.stdio = stdio
 	if err != nil {
-		return nil, false, fmt.Errorf("the plain compile failed")
+		return Inlining{}, false, fmt.Errorf("the plain compile failed")
 	}
-	inl, other := parseCanInline(out.String())
+	inl, other := parseInlining(out.String())
 	return inl, !userDiag && !other, nil
 }
+
+// Inlining is what the compiler says of a package's functions, by the
+// "file:line" of their declarations (file being the base name; the compiler
+// puts a method's position at its receiver, not its name).
+type Inlining struct {
+	// Inlined holds the functions whose bodies the compiler inlines.
+	Inlined map[string]bool
+	// Size holds, for the functions too complex to inline, the compiler's
+	// size of the body (the cost it compares with its inlining budget).
+	Size map[string]int
+	// Calls holds the call sites the compiler inlines, by "file:line:col" of
+	// their opening parenthesis.
+	Calls map[string]bool
+}
+
+// inliningCall matches -m's line for an inlined call site:
+// "path/file.go:12:9: inlining call to strings.ToUpper".
+var inliningCall = regexp.MustCompile(`^(.*?):(\d+):(\d+): inlining call to `)
 
 // canInline matches the compiler's -m line for an inlinable function:
 // "path/file.go:12:6: can inline (*T).Name with cost 7 as: ...".
 var canInline = regexp.MustCompile(`^(.*?):(\d+):(\d+): can inline ([^ ]+)`)
+
+// tooComplex matches -m=2's line for a function too complex to inline:
+// "path/file.go:12:6: cannot inline F: function too complex: cost 91 exceeds budget 80".
+var tooComplex = regexp.MustCompile(`^(.*?):(\d+):(\d+): cannot inline (.+?): function too complex: cost (\d+) exceeds budget \d+`)
 
 // bodyInlines reports whether "can inline NAME" says that the body of the
 // function declared at the line's position inlines. It does not for a function
@@ -188,11 +209,18 @@ func bodyInlines(name string) bool {
 	return !strings.Contains(name, "[") || strings.Contains(name, "go.shape.")
 }
 
-// parseCanInline returns the positions of the "can inline" lines and whether
-// out holds anything but -m diagnostics (a line not in the file:line:col form
-// the compiler uses for them).
-func parseCanInline(out string) (map[string]bool, bool) {
-	inl := map[string]bool{}
+// parseInlining reads -m=2 output: the functions whose bodies inline, the
+// sizes of those too complex to, and whether out holds anything but -m
+// diagnostics (a line not in the file:line:col form the compiler uses for
+// them). Positions are keyed by the file's base name and the line.
+func parseInlining(out string) (Inlining, bool) {
+	return parseInliningFiles(out, filepath.Base)
+}
+
+// parseInliningFiles is parseInlining with the key of a file's name given
+// by file.
+func parseInliningFiles(out string, file func(string) string) (Inlining, bool) {
+	inl := Inlining{Inlined: map[string]bool{}, Size: map[string]int{}, Calls: map[string]bool{}}
 	other := false
 	for _, line := range strings.Split(out, "\n") {
 		if line == "" {
@@ -200,7 +228,22 @@ func parseCanInline(out string) (map[string]bool, bool) {
 		}
 		if m := canInline.FindStringSubmatch(line); m != nil {
 			if bodyInlines(m[4]) {
-				inl[filepath.Base(m[1])+":"+m[2]] = true
+				inl.Inlined[file(m[1])+":"+m[2]] = true
+			}
+			continue
+		}
+		if m := inliningCall.FindStringSubmatch(line); m != nil {
+			inl.Calls[file(m[1])+":"+m[2]+":"+m[3]] = true
+			continue
+		}
+		if m := tooComplex.FindStringSubmatch(line); m != nil {
+			if !strings.Contains(m[4], ".func") {
+				n, _ := strconv.Atoi(m[5])
+				key := file(m[1]) + ":" + m[2]
+				// A generic function: its shapes' sizes, the largest.
+				if n > inl.Size[key] {
+					inl.Size[key] = n
+				}
 			}
 			continue
 		}

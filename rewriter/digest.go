@@ -66,8 +66,8 @@ func (s *Session) PackageDigest(identity string, syn *pointcut.Syntax, std bool)
 		return "", ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\nidentity %s\nstd %v\ninlinable %s\npanics %s\nfloor %v\nadmin %v\nselection\n%s",
-		digestVersion, identity, s.cfg.Std, s.cfg.Inlinable, s.cfg.Panics, s.cfg.Floor, s.cfg.AdminLink, r)
+	fmt.Fprintf(h, "%s\nidentity %s\nstd %v\ninlinable %s\npanics %s\nsmall %s\nfloor %v\nadmin %v\nselection\n%s",
+		digestVersion, identity, s.cfg.Std, s.cfg.Inlinable, s.cfg.Panics, s.cfg.Small, s.cfg.Floor, s.cfg.AdminLink, r)
 	return hex.EncodeToString(h.Sum(nil))[:32], r
 }
 
@@ -79,6 +79,7 @@ func (s *Session) Plan(config, identity string) *Plan {
 		Std:       s.cfg.Std,
 		Inlinable: s.cfg.Inlinable,
 		Panics:    s.cfg.Panics,
+		Small:     s.cfg.Small,
 		Floor:     s.cfg.Floor,
 		AdminLink: s.cfg.AdminLink,
 		Settings:  s.settingsText,

@@ -48,6 +48,7 @@ type packageJob struct {
 	files   []*ast.File
 	srcs    [][]byte
 	info    *types.Info
+	decls   func(*types.Func) *ast.FuncDecl // built on first use (small)
 	probes  []probeDesc
 	edits   [][]edit // per file
 	// callProbes maps a matched callee to its probe: all call sites of one callee
@@ -94,12 +95,12 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	if len(cands) == 0 {
 		return false, nil
 	}
-	if s.cfg.Inlinable != config.InlinableProbe && job.Inlinable != nil {
+	if (s.cfg.Inlinable != config.InlinableProbe || s.cfg.Small != config.SmallProbe) && job.Inlinable != nil {
 		inl, err := job.Inlinable()
 		if err != nil {
 			return false, fmt.Errorf("finding the functions the compiler inlines: %w", err)
 		}
-		cands = pj.withoutInlinable(cands, inl)
+		cands = pj.withoutSkipped(cands, inl)
 	}
 	for _, c := range cands {
 		pj.instrument(c)
@@ -154,24 +155,43 @@ func (pj *packageJob) candidates() []candidate {
 	return out
 }
 
-// withoutInlinable drops the candidates the compiler inlines in the plain
+// withoutSkipped drops the candidates the compiler inlines in the plain
 // build (monitor.inlinable: skip): a probe would stop the inlining and so
-// change what escapes to the heap at every caller. inl holds "file:line" of
-// the declarations, file being the base name.
-func (pj *packageJob) withoutInlinable(cands []candidate, inl map[string]bool) []candidate {
+// change what escapes to the heap at every caller; and those too small to be
+// worth a probe (monitor.small: skip; smallBody). A function that an include
+// names exactly gets a notice for the user.
+func (pj *packageJob) withoutSkipped(cands []candidate, inl Inlining) []candidate {
 	out := cands[:0]
 	for _, c := range cands {
 		pos := pj.fset.Position(c.fd.Name.Pos())
-		if inl[fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)] {
-			pj.s.logf("%s:%d: %s: not instrumented: the compiler inlines it (monitor.inlinable: probe instruments it anyway)", c.sig.File, c.sig.Line, c.sig.Name)
-			if c.exec && pj.s.cfg.Instrument.NamesExactly(&c.sig) {
-				pj.job.Notices = append(pj.job.Notices, fmt.Sprintf("%s: %s is named by monitor.include but gets no probe: the compiler inlines it, and a probe would change inlining and escapes (monitor.inlinable: probe instruments it anyway)", pos, qualifiedName(&c.sig)))
-			}
+		key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+		why := ""
+		switch {
+		case pj.s.cfg.Inlinable != config.InlinableProbe && inl.Inlined[key]:
+			why = "the compiler inlines it, and a probe would change inlining and escapes (monitor.inlinable: probe instruments it anyway)"
+		case pj.s.cfg.Small != config.SmallProbe && pj.small(c.fd, inl.Size[key], inl.Calls):
+			why = smallReason(inl.Size[key])
+		}
+		if why == "" {
+			out = append(out, c)
 			continue
 		}
-		out = append(out, c)
+		pj.s.logf("%s:%d: %s: not instrumented: %s", c.sig.File, c.sig.Line, c.sig.Name, why)
+		if c.exec && pj.s.cfg.Instrument.NamesExactly(&c.sig) {
+			pj.job.Notices = append(pj.job.Notices, fmt.Sprintf("%s: %s is named by monitor.include but gets no probe: %s", pos, qualifiedName(&c.sig), why))
+		}
 	}
 	return out
+}
+
+// small is smallBody for a function of this package.
+func (pj *packageJob) small(fd *ast.FuncDecl, size int, calls map[string]bool) bool {
+	if pj.decls == nil {
+		pj.decls = funcDecls(pj.files, pj.info)
+	}
+	return smallBody(fd, size, pj.info, pj.fset, func(p token.Position) bool {
+		return calls[fmt.Sprintf("%s:%d:%d", filepath.Base(p.Filename), p.Line, p.Column)]
+	}, pj.decls)
 }
 
 // qualifiedName is the function's name as a pointcut writes it:
@@ -344,18 +364,19 @@ func linknamedFuncs(f *ast.File) map[string]bool {
 // goes right after its opening brace and right before its closing one; it
 // adds the edits of the function's results and returns.
 //
-// A function's returns all become an assignment of its (named) results and a
-// goto to one label before the closing brace, so the function has a single
-// return. A function without a defer statement of its own gets a probe
-// without a defer (unless monitor.panics: all): its prologue starts the call
-// only when the probe is on and keeps a pointer to it, and the label ends
-// the call with the values being returned. With its probe off such a
-// function runs the plain code plus one load and one branch at entry and a
-// test at the label: no defer bookkeeping and no results in memory, which
-// any defer statement in a function costs (the compiler keeps a deferring
-// function's results in its frame). A function with defers of its own keeps
-// the deferred exit, which reads its results after those defers ran and sees
-// panics; its single return keeps the compiler's open-coded defers (which it
+// A function without a defer statement of its own gets a probe without a
+// defer (unless monitor.panics: all): its prologue starts the call only when
+// the probe is on and keeps a pointer to it, and each return assigns the
+// returned values to the (named) results, ends the call with them and
+// returns. With its probe off such a function runs the plain code plus one
+// load and one branch at entry and a test at each return: no defer
+// bookkeeping and no results in memory, which any defer statement in a
+// function costs (the compiler keeps a deferring function's results in its
+// frame). (Sending every return to one label instead made the compiler merge
+// the results of all returns there, costing big functions more than the
+// tests.) A function with defers of its own keeps the deferred exit, which
+// reads its results after those defers ran and sees panics; its returns go
+// to one label so that the compiler keeps its open-coded defers (which it
 // refuses for more than 15 returns times defers).
 func (pj *packageJob) probe(c candidate) (prologue, end string) {
 	id := len(pj.probes)
@@ -372,27 +393,30 @@ func (pj *packageJob) probe(c candidate) (prologue, end string) {
 	if hasResults {
 		names = pj.nameResults(c.file, c.fd.Type.Results)
 	}
-	// single: the returns go to one label; a user's result name shadowed
-	// at a return would take the assignment (rare: the function keeps its
-	// returns and a deferred exit).
-	single := len(rets) > 0 && !pj.resultShadowed(c.fd, names, rets)
+	// A user's result name shadowed at a return would take the assignment
+	// the rewritten return makes (rare): such a function keeps its returns
+	// and a deferred exit.
+	shadowed := len(rets) > 0 && pj.resultShadowed(c.fd, names, rets)
 	deferred := pj.s.cfg.Panics == config.PanicsAll || hasDefer(c.fd.Body) || pj.isMainMain(c.fd) ||
-		len(rets) > 0 && !single ||
-		hasResults && len(rets) == 0 // never returns: nothing to end at a label
+		shadowed ||
+		hasResults && len(rets) == 0 // never returns: nothing to end at a return
 	start := fmt.Sprintf("if %s[%d].On() { __tg := %s.Start(&%s[%d]); ", probesVar, id, alias, probesVar, id)
-	if deferred {
-		prologue = start + "defer " + pj.exitCall(sig, names) + " };"
-	} else {
-		prologue = "var __tgc *" + alias + ".Call; " + start + "__tgc = &__tg };"
-		end = pj.doneCall(sig, names) + "; "
-		if !single {
-			end = "; " + end // after the body's last statement
+	if !deferred {
+		// Each return ends a started call with the values it returns;
+		// a function without results ends it at its closing brace too.
+		done := pj.doneCall(sig, names)
+		pj.returnsThrough(c.file, names, rets, done+"; return")
+		if !hasResults {
+			end = "; " + done + "; "
 		}
+		return "var __tgc *" + alias + ".Call; " + start + "__tgc = &__tg };", end
 	}
-	if single {
-		pj.singleReturn(c.file, names, rets)
+	prologue = start + "defer " + pj.exitCall(sig, names) + " };"
+	if len(rets) > 0 && !shadowed {
+		// One return, so the compiler keeps its open-coded defers.
+		pj.returnsThrough(c.file, names, rets, "goto "+labelRet)
 		prologue += " {"
-		end = "}; " + labelRet + ": " + end
+		end = "}; " + labelRet + ": "
 		if hasResults {
 			end += "return "
 		}
@@ -410,18 +434,19 @@ func (pj *packageJob) isMainMain(fd *ast.FuncDecl) bool {
 // labelRet is the label of an instrumented function's single return.
 const labelRet = "__tigris_ret"
 
-// singleReturn turns each return statement of the function (rets) into an
-// assignment of its values to the named results and a goto to labelRet; a
-// bare return becomes the goto. Every edit stays on the statement's lines.
-func (pj *packageJob) singleReturn(i int, names []string, rets []*ast.ReturnStmt) {
+// returnsThrough turns each return statement of the function (rets) into an
+// assignment of its values to the named results followed by then (a goto to
+// labelRet, or the call that ends the probe's call and a bare return); a bare
+// return becomes then alone. Every edit stays on the statement's lines.
+func (pj *packageJob) returnsThrough(i int, names []string, rets []*ast.ReturnStmt, then string) {
 	for _, r := range rets {
-		kw := edit{off: pj.off(r.Return), del: len("return"), text: "goto " + labelRet}
 		if len(r.Results) == 0 {
-			pj.edits[i] = append(pj.edits[i], kw)
+			pj.edits[i] = append(pj.edits[i], edit{off: pj.off(r.Return), del: len("return"), text: "{ " + then + " }"})
 			continue
 		}
-		kw.text = "{ " + strings.Join(names, ", ") + " ="
-		pj.edits[i] = append(pj.edits[i], kw, edit{off: pj.off(r.End()), text: "; goto " + labelRet + " }"})
+		pj.edits[i] = append(pj.edits[i],
+			edit{off: pj.off(r.Return), del: len("return"), text: "{ " + strings.Join(names, ", ") + " ="},
+			edit{off: pj.off(r.End()), text: "; " + then + " }"})
 	}
 }
 

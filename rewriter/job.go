@@ -31,10 +31,11 @@ type CompileJob struct {
 	ImportCfg map[string]string
 	// ImportMap holds the importmap lines of the importcfg (source path → actual).
 	ImportMap map[string]string
-	// Inlinable, when set, returns the functions the compiler inlines when it
-	// compiles the package unchanged, as "file:line" of their declarations
-	// (file being the base name). The instrumenter asks only when a function matches.
-	Inlinable func() (map[string]bool, error)
+	// Inlinable, when set, returns what the compiler says of the package's
+	// functions when it compiles the package unchanged: which it inlines and
+	// the size of those too complex to inline. The instrumenter asks only
+	// when a function matches.
+	Inlinable func() (Inlining, error)
 	// AddedImports are import paths the instrumenter introduced; the proxy makes sure
 	// each one (and its dependencies) has a packagefile line.
 	AddedImports []string

@@ -30,7 +30,20 @@ type Match struct {
 	// By are the monitor.include entries (names or expressions, as written)
 	// that select the function.
 	By []string
+	// Size is the compiler's size of the body when it is too complex to
+	// inline (0 otherwise, or when the compiler was not asked).
+	Size int
+
+	// What markSkipped needs to judge the body.
+	fd    *ast.FuncDecl
+	info  *types.Info
+	fset  *token.FileSet
+	decls func(*types.Func) *ast.FuncDecl
 }
+
+// IsSmall reports whether a match's Skipped says it is too small to be worth
+// a probe.
+func IsSmall(skipped string) bool { return strings.HasPrefix(skipped, SmallReason) }
 
 // PackageMatches counts one package's functions.
 type PackageMatches struct {
@@ -119,6 +132,7 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			counts = &PackageMatches{Path: pkg.PkgPath}
 			byPath[pkg.PkgPath] = counts
 		}
+		decls := funcDecls(pkg.Syntax, pkg.TypesInfo)
 		for _, f := range pkg.Syntax {
 			linknamed := linknamedFuncs(f)
 			for _, d := range f.Decls {
@@ -149,12 +163,13 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 						by = append(by, cfg.Include[i])
 					}
 				}
-				rep.Matches = append(rep.Matches, Match{Signature: sig, Pos: pos, Skipped: notInstrumentable(fd, linknamed), By: by})
+				rep.Matches = append(rep.Matches, Match{Signature: sig, Pos: pos, Skipped: notInstrumentable(fd, linknamed), By: by,
+					fd: fd, info: pkg.TypesInfo, fset: pkg.Fset, decls: decls})
 			}
 		}
 	}
-	if cfg.Inlinable != config.InlinableProbe {
-		if err := markInlinable(rep, opts); err != nil {
+	if cfg.Inlinable != config.InlinableProbe || cfg.Small != config.SmallProbe {
+		if err := markSkipped(rep, cfg, opts); err != nil {
 			return rep, err
 		}
 	}
@@ -180,10 +195,11 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 // probe when the compiler inlines it.
 const InlinedReason = "the compiler inlines it; a probe would change inlining and escapes (monitor.inlinable: probe instruments it anyway)"
 
-// markInlinable marks the matches the compiler inlines in a plain build, which
-// the build leaves without a probe: it compiles the packages with matches
-// with -m (cached compiles replay their output) and reads the compiler's "can
-// inline" lines, as the proxy does.
+// markSkipped marks the matches the compiler inlines in a plain build and
+// those too small to be worth a probe, which the build leaves without one
+// (monitor.inlinable and monitor.small): it compiles the packages with
+// matches with -m=2 (cached compiles replay their output) and reads what the
+// compiler says, as the proxy does.
 //
 // go build of several packages writes nothing, and neither does one of a
 // single package that is no command; a single command is written into a
@@ -191,7 +207,7 @@ const InlinedReason = "the compiler inlines it; a probe would change inlining an
 // the packages.) With opts.Tests, go test -c -o DIR compiles the test variants
 // too, in batches whose packages differ in their last path element, the name
 // of their test binary.
-func markInlinable(rep *MatchReport, opts MatchOptions) error {
+func markSkipped(rep *MatchReport, cfg *config.Config, opts MatchOptions) error {
 	pkgs := map[string]bool{} // package → it is a command
 	for _, m := range rep.Matches {
 		if m.Skipped == "" {
@@ -211,7 +227,7 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 	run := func(args, list []string) error {
 		args = append(args, opts.BuildFlags...)
 		for _, p := range list {
-			args = append(args, "-gcflags="+p+"=-m")
+			args = append(args, "-gcflags="+p+"=-m=2")
 		}
 		args = append(args, list...)
 		cmd := exec.Command("go", args...)
@@ -242,22 +258,24 @@ func markInlinable(rep *MatchReport, opts MatchOptions) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	inl := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		m := canInline.FindStringSubmatch(line)
-		if m == nil || !bodyInlines(m[4]) {
-			continue
-		}
-		file := m[1]
+	inl, _ := parseInliningFiles(string(out), func(file string) string {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		inl[file+":"+m[2]] = true
-	}
+		return file
+	})
 	for i := range rep.Matches {
 		m := &rep.Matches[i]
-		if m.Skipped == "" && inl[fmt.Sprintf("%s:%d", m.Pos.Filename, m.Pos.Line)] {
+		key := fmt.Sprintf("%s:%d", m.Pos.Filename, m.Pos.Line)
+		m.Size = inl.Size[key]
+		switch {
+		case m.Skipped != "":
+		case cfg.Inlinable != config.InlinableProbe && inl.Inlined[key]:
 			m.Skipped = InlinedReason
+		case cfg.Small != config.SmallProbe && m.fd != nil && smallBody(m.fd, m.Size, m.info, m.fset, func(p token.Position) bool {
+			return inl.Calls[fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)]
+		}, m.decls):
+			m.Skipped = smallReason(m.Size)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -118,7 +119,7 @@ func TestListMatchesInlinableProbe(t *testing.T) {
 	}
 }
 
-func TestParseCanInline(t *testing.T) {
+func TestParseInlining(t *testing.T) {
 	out := "# example.com/m/a\n" +
 		"./a/a.go:5:6: can inline Exported with cost 2 as: func() error { return nil }\n" +
 		"a/a.go:9:7: can inline T.Method with cost 0 as: method(T) func() {  }\n" +
@@ -132,12 +133,25 @@ func TestParseCanInline(t *testing.T) {
 		// One whose body inlines: the shape function is listed too.
 		"./a/g.go:15:6: can inline (*Tree[go.shape.string,go.shape.int]).Len\n" +
 		"./a/g.go:15:6: can inline (*Tree[string,int]).Len\n" +
-		"./a/g.go:20:6: can inline Min[go.shape.struct { x int }]\n"
-	inl, other := parseCanInline(out)
-	if !inl["a.go:5"] || !inl["a.go:9"] || inl["b.go:12"] || !inl["g.go:15"] || !inl["g.go:20"] || len(inl) != 4 || other {
-		t.Errorf("parseCanInline = %v, other %v", inl, other)
+		"./a/g.go:20:6: can inline Min[go.shape.struct { x int }]\n" +
+		// -m=2's sizes of bodies too complex to inline, and inlined calls.
+		"./a/s.go:18:6: cannot inline Skip: function too complex: cost 91 exceeds budget 80\n" +
+		"./a/s.go:30:6: cannot inline Big[go.shape.int]: function too complex: cost 140 exceeds budget 80\n" +
+		"./a/s.go:30:6: cannot inline Big[go.shape.string]: function too complex: cost 150 exceeds budget 80\n" +
+		"./a/s.go:40:6: cannot inline (*T).Find.func1: function too complex: cost 99 exceeds budget 80\n" +
+		"./a/s.go:22:12: inlining call to slow\n"
+	res, other := parseInlining(out)
+	if want := map[string]int{"s.go:18": 91, "s.go:30": 150}; !maps.Equal(res.Size, want) {
+		t.Errorf("sizes %v, want %v", res.Size, want)
 	}
-	if _, other := parseCanInline(out + "warning: something else\n"); !other {
+	if !res.Calls["s.go:22:12"] || len(res.Calls) != 1 {
+		t.Errorf("inlined calls %v, want s.go:22:12", res.Calls)
+	}
+	inl := res.Inlined
+	if !inl["a.go:5"] || !inl["a.go:9"] || inl["b.go:12"] || !inl["g.go:15"] || !inl["g.go:20"] || len(inl) != 4 || other {
+		t.Errorf("parseInlining = %v, other %v", inl, other)
+	}
+	if _, other := parseInlining(out + "warning: something else\n"); !other {
 		t.Error("a line that is no diagnostic was not noticed")
 	}
 }
@@ -267,5 +281,121 @@ func TestListMatchesGenericBodies(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("skipped reasons by function:\n got %q\nwant %q", got, want)
+	}
+}
+
+// smallSource has functions too complex to inline whose bodies are small
+// (Skip: its loop is in slow, which the compiler inlines into it; Class:
+// straight-line code) beside ones that are not: Scan has a loop of its own,
+// and Open calls a function the compiler keeps, whose time its probe measures.
+const smallSource = `package s
+
+import "os"
+
+func slow(s string) string {
+	if len(s) == 0 || s[0] != ' ' && s[0] != '\n' && s[0] != '\t' && s[0] != '\r' {
+		return s
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r' {
+			return s[i:]
+		}
+	}
+	return ""
+}
+
+// Skip is small: its loop is in slow, which the compiler inlines into it.
+func Skip(s string) string {
+	if len(s) == 0 || s[0] > 0x20 {
+		return s
+	}
+	return slow(s)
+}
+
+// Scan has a loop of its own.
+func Scan(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ',' || s[i] == ';' || s[i] == ':' {
+			n++
+		}
+	}
+	if n > 3 && len(s) > 10 && s[0] != 'x' && s[1] != 'y' && s[2] != 'z' && s[3] != 'w' {
+		n--
+	}
+	if n > 5 && s[len(s)-1] == '.' || s[len(s)-1] == '!' {
+		n++
+	}
+	return n
+}
+
+// Open calls a function the compiler keeps: its time is the callee's.
+func Open(name string) (*os.File, error) {
+	if name == "" || name[0] == '-' || name[0] == ' ' || len(name) > 255 {
+		return nil, os.ErrInvalid
+	}
+	if name[len(name)-1] == '/' || name[len(name)-1] == ' ' {
+		return nil, os.ErrInvalid
+	}
+	return os.Open(name)
+}
+
+// Class is straight-line code too complex to inline.
+func Class(c byte) int {
+	switch {
+	case c >= 'a' && c <= 'z':
+		return 1
+	case c >= 'A' && c <= 'Z':
+		return 2
+	case c >= '0' && c <= '9':
+		return 3
+	case c == '_' || c == '$':
+		return 4
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		return 5
+	case c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}':
+		return 6
+	}
+	return 0
+}
+`
+
+// TestListMatchesSmall: functions too small to be worth a probe are listed
+// with the reason and the compiler's size, and monitor.small: probe keeps
+// them, with the real compiler's sizes.
+func TestListMatchesSmall(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "s/s.go"), smallSource)
+	for _, small := range []string{"", "  small: probe\n"} {
+		cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/s)\"]\n"+small))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, m := range rep.Matches {
+			switch {
+			case m.Skipped == InlinedReason:
+				got[m.Signature.Name] = "inlined"
+			case IsSmall(m.Skipped):
+				got[m.Signature.Name] = fmt.Sprintf("small %d", m.Size)
+				if !strings.Contains(m.Skipped, fmt.Sprintf("size %d ", m.Size)) {
+					t.Errorf("%s: the reason does not give the size: %s", m.Signature.Name, m.Skipped)
+				}
+			default:
+				got[m.Signature.Name] = m.Skipped
+			}
+		}
+		want := map[string]string{"slow": "inlined", "Skip": "small 91", "Class": "small 87", "Scan": "", "Open": ""}
+		if small != "" {
+			want["Skip"], want["Class"] = "", ""
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("with %q: skipped by function\n got %q\nwant %q", small, got, want)
+		}
 	}
 }

@@ -32,14 +32,15 @@ type Plan struct {
 	// of it, as it was when the plan was made, so a big config is parsed once
 	// per build and an edit during a build takes effect in the next one.
 	Config string
-	// Std, Inlinable, Panics, Floor and AdminLink are the config's
-	// monitor.std, monitor.inlinable, monitor.panics, monitor.floor and
-	// admin.link; Settings is the run-time settings text
+	// Std, Inlinable, Panics, Small, Floor and AdminLink are the config's
+	// monitor.std, monitor.inlinable, monitor.panics, monitor.small,
+	// monitor.floor and admin.link; Settings is the run-time settings text
 	// links embed. Each instrumented package's pointcut restriction is in the
 	// selection file named by its digest (WriteSelection).
 	Std       bool
 	Inlinable string
 	Panics    string
+	Small     string
 	Floor     bool
 	AdminLink bool
 	Settings  string
@@ -139,7 +140,7 @@ func PlannedSession(plan *Plan, digest string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the package's selection (digest %s): %w", digest, err)
 	}
-	cfg := &config.Config{Path: plan.Config, Instrument: instrument, Std: plan.Std, Inlinable: plan.Inlinable, Panics: plan.Panics, Floor: plan.Floor, AdminLink: plan.AdminLink}
+	cfg := &config.Config{Path: plan.Config, Instrument: instrument, Std: plan.Std, Inlinable: plan.Inlinable, Panics: plan.Panics, Small: plan.Small, Floor: plan.Floor, AdminLink: plan.AdminLink}
 	return &Session{cfg: cfg, settingsText: plan.Settings}, nil
 }
 

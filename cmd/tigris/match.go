@@ -175,17 +175,23 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 		}
 	}
 	fmt.Fprintf(stderr, "%d of %s in %s instrumented", instrumented, plural(rep.Functions, "function"), plural(rep.Packages, "package"))
-	inlined := 0
+	inlined, small := 0, 0
 	for _, m := range rep.Matches {
-		if m.Skipped == rewriter.InlinedReason {
+		switch {
+		case m.Skipped == rewriter.InlinedReason:
 			inlined++
+		case rewriter.IsSmall(m.Skipped):
+			small++
 		}
 	}
-	if n := len(rep.Matches) - instrumented - inlined; n > 0 {
+	if n := len(rep.Matches) - instrumented - inlined - small; n > 0 {
 		fmt.Fprintf(stderr, "; %d more matched but cannot carry a probe (-v lists them)", n)
 	}
 	if inlined > 0 {
 		fmt.Fprintf(stderr, "; %d more matched but get no probe because the compiler inlines them, and a probe would change inlining and escapes (-v lists them; monitor.inlinable: probe instruments them anyway)", inlined)
+	}
+	if small > 0 {
+		fmt.Fprintf(stderr, "; %d more matched but get no probe because they are too small to be worth one (-v lists them with their size; monitor.small: probe instruments them anyway)", small)
 	}
 	fmt.Fprintln(stderr)
 	return nil

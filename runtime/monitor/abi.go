@@ -19,22 +19,21 @@ import (
 //	}
 //
 // and, in each matched function, one of two prologues, right after the
-// opening brace and on the same line. The function's return statements all
-// become an assignment of its results (named by the rewriter where they had
-// no names: __tgrN) and a goto to one label before the closing brace, where
-// the only return is; every edit stays on its line.
+// opening brace and on the same line; every edit stays on its line.
 //
 // A function without a defer statement of its own gets a probe without a
-// defer:
+// defer. Each return statement becomes an assignment of the returned values
+// to its results (named by the rewriter where they had no names: __tgrN),
+// the call that ends a started call, and a bare return:
 //
-//	var __tgc *__tigris.Call; if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); __tgc = &__tg }; {
+//	var __tgc *__tigris.Call; if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); __tgc = &__tg };
 //		...
-//		{ __tgr0, err = v, nil; goto __tigris_ret }
-//	}; __tigris_ret: __tigris.DoneInt(__tgc, err, __tgr0); return }
+//		{ __tgr0, err = v, nil; __tigris.DoneInt(__tgc, err, __tgr0); return }
 //
 // (Done, DoneErr, DoneString, DoneSlice, DoneMap, DoneChan, DoneInt, by the
-// results). With the probe off, the function runs its own code plus a load
-// and a branch at entry and a test of __tgc at the label: no defer
+// results; a function without results also ends the call at its closing
+// brace). With the probe off, the function runs its own code plus a load and
+// a branch at entry and a test of __tgc at each return: no defer
 // bookkeeping, and its results stay in registers (a function with any defer
 // statement keeps its results in its frame). A panic passing through such a
 // function is not measured: its call never ends (the trace context goes back
@@ -50,8 +49,9 @@ import (
 // `__tigris.ExitSlice(&__tg, &err, &r0)` (ExitString, ExitMap, ExitChan,
 // ExitInt): the exit reads the results through the pointers when the
 // function returns, after the function's own deferred calls, and sees
-// panics. Its single return keeps the compiler's open-coded defers, which
-// it refuses to more than 15 returns times defers. No closure is deferred,
+// panics. Its returns become an assignment of the results and a goto to a
+// label before the closing brace, where the only return is: the compiler
+// refuses open-coded defers to more than 15 returns times defers. No closure is deferred,
 // so the user's own function literals keep their names (f.func1, ...) in
 // tracebacks and profiles. The contract:
 //
@@ -313,10 +313,9 @@ func Floor(p *Probe) { floorCalls.Add(1) }
 
 var floorCalls atomic.Uint64
 
-// The returns of a function whose probe has no deferred exit (the prologue's
-// second form, see the contract above) all go to one label, which calls one of
-// these with the Call the prologue started, nil when the probe was off, and
-// the values being returned. Each inlines to a test of c and a call of the
+// Each return of a function whose probe has no deferred exit (the first
+// form of the contract above) calls one of these with the Call the prologue
+// started, nil when the probe was off, and the values it returns. Each inlines to a test of c and a call of the
 // exit that only a started call makes (TestEnterInlines).
 
 // Done ends a started call, c, of a function without an error result or a

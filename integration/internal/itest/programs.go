@@ -11,6 +11,7 @@ monitor:
   include: ["within(example.com/itest/...)", "call(* strconv.Itoa(..)) && within(example.com/itest/...)"]
   mode: coarse
   inlinable: probe   # the tests watch small functions too
+  small: probe
 `
 
 // ShopFiles is a program exercising the shapes the rewriter must keep intact:
