@@ -402,8 +402,8 @@ func parseBench(out string) map[string]float64 {
 // runOnce runs every benchmark expression of the module once with variant v's
 // binary, in the package's directory (benchmarks read testdata relative to
 // it). A fine run writes its trace to a scratch directory, removed after.
-func (d *Driver) runOnce(ctx context.Context, p Plan, pm *prepared, bin string, v Variant, work string) Run {
-	run := Run{Module: pm.mod.Name, Variant: v.Name, NsPerOp: map[string]float64{}}
+func (d *Driver) runOnce(ctx context.Context, p Plan, pm *prepared, bin string, v Variant, work string) (run Run) {
+	run = Run{Module: pm.mod.Name, Variant: v.Name, NsPerOp: map[string]float64{}}
 	start := time.Now()
 	defer func() { run.Seconds = time.Since(start).Seconds() }()
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
