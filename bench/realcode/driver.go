@@ -440,11 +440,31 @@ func (d *Driver) runOnce(ctx context.Context, p Plan, pm *prepared, bin string, 
 			err = errors.New("no benchmark matched")
 		}
 		if err != nil {
-			run.Error = fmt.Sprintf("%s -test.bench=%s: %v\n%s", filepath.Base(bin), expr, err, lastLines(out.String(), 20))
+			run.Error = fmt.Sprintf("%s -test.bench=%s: %v%s\n%s", filepath.Base(bin), expr, err, failure(out.String()), lastLines(out.String(), 20))
 			return run
 		}
 	}
 	return run
+}
+
+// failure is what a failed test binary said first: its first "--- FAIL"
+// line with the one after it (the message), or its panic, as ": …"; "" if
+// neither.
+func failure(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "--- FAIL"):
+			if i+1 < len(lines) {
+				l += " " + strings.TrimSpace(lines[i+1])
+			}
+			return ": " + l
+		case strings.HasPrefix(l, "panic: "):
+			return ": " + l
+		}
+	}
+	return ""
 }
 
 func firstLine(s string) string {

@@ -41,6 +41,19 @@ PASS
 	}
 }
 
+func TestFailure(t *testing.T) {
+	out := "BenchmarkDecode/bool \t 2736\t 3933 ns/op\n--- FAIL: BenchmarkEncode\n    bench_test.go:89: decode \"x.toml\": unexpected EOF\nFAIL\n"
+	if got, want := failure(out), `: --- FAIL: BenchmarkEncode bench_test.go:89: decode "x.toml": unexpected EOF`; got != want {
+		t.Errorf("failure = %q, want %q", got, want)
+	}
+	if got := failure("panic: boom\n\ngoroutine 1 [running]:\n"); got != ": panic: boom" {
+		t.Errorf("failure of a panic = %q", got)
+	}
+	if got := failure("signal: killed\n"); got != "" {
+		t.Errorf("failure without a FAIL line = %q", got)
+	}
+}
+
 func TestUnderMonitor(t *testing.T) {
 	cfg := "version: 1\npointcuts:\n  module: execution(* m/...*(..))\nmonitor:\n  include:\n    - module\n  mode: coarse\n"
 	got, err := underMonitor(cfg, "inlinable: probe", "small: probe")
