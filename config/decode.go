@@ -460,6 +460,7 @@ func (d *decoder) document(root *yaml.Node) {
 				{"rules", d.rulesList},
 				{"sampling", set(d, &r.Sampling, "sampling", "a percentage", settings.ParsePercent)},
 				{"summaries", set(d, &r.Summaries, "summaries", "true or false", settings.ParseBool)},
+				{"coarse-budget", set(d, &r.CoarseBudget, "coarse-budget", "a percentage", settings.ParsePercent)},
 			})
 		}},
 		{"analysis", func(key string, _, n *yaml.Node) {

@@ -48,6 +48,7 @@ monitor:
   #   - fine: execution(* {{.Module}}/repo.(*Store).Find*(..))
   # sampling: {{.Sampling}}        # share of fine-mode traces recorded (10% or 0.1)
   # summaries: false      # fine records carry the first result's size (len or int value)
+  # coarse-budget: 2%     # a coarse probe costing more of its function's time times one call in N
 
 # The two-phase analyzer: every interval it groups the coarse statistics and
 # turns on fine tracing for the functions the criteria filter selects.

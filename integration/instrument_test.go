@@ -463,3 +463,67 @@ func TestNamedExactlyNotProbed(t *testing.T) {
 		}
 	}
 }
+
+// phase1Files is a program whose hot function takes some 100 ns: more than
+// the default coarse budget's share goes to its probe's timed calls.
+var phase1Files = map[string]string{
+	"tigris.yaml": "version: 1\nmonitor:\n  include: [\"execution(* example.com/itest/hot.Mix(..))\"]\n  mode: coarse\n",
+	"hot/hot.go": `package hot
+
+// Mix stirs x for about 100 ns.
+//
+//go:noinline
+func Mix(x uint64) uint64 {
+	for i := 0; i < 40; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	return x
+}
+`,
+	"main.go": `package main
+
+import (
+	"fmt"
+	"time"
+
+	"example.com/itest/hot"
+	"github.com/tigrisgo/tigris/runtime/monitor"
+)
+
+func main() {
+	calls, x := 0, uint64(1)
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); {
+		for i := 0; i < 1000; i++ {
+			x = hot.Mix(x)
+		}
+		calls += 1000
+	}
+	for _, s := range monitor.Snapshot() {
+		fmt.Printf("calls=%d count=%d timed=%d one-in=%d x=%d why=%s\n", calls, s.Count, s.Timed, s.TimedOneIn, x&1, s.TimingReason)
+	}
+}
+`,
+}
+
+// TestPhase1WithinBudget: a coarse probe on a function of about 100 ns
+// times one call in N after the first second (the default coarse budget),
+// and its count still estimates every call.
+func TestPhase1WithinBudget(t *testing.T) {
+	dir := itest.NewModule(t, phase1Files)
+	exe := filepath.Join(dir, "app"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", exe, ".")
+	out := itest.RunProgram(t, exe)
+	var calls, count, timed, oneIn, x int
+	var why string
+	if _, err := fmt.Sscanf(out, "calls=%d count=%d timed=%d one-in=%d x=%d why=%s", &calls, &count, &timed, &oneIn, &x, &why); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	if oneIn < 2 || !strings.Contains(out, "monitor.coarse-budget") {
+		t.Errorf("the probe times one call in %d; want fewer than all, with the reason:\n%s", oneIn, out)
+	}
+	if timed >= count || float64(count) < 0.8*float64(calls) || float64(count) > 1.2*float64(calls) {
+		t.Errorf("%d calls, counted %d (%d timed): the count must estimate every call", calls, count, timed)
+	}
+}

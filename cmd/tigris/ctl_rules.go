@@ -27,10 +27,23 @@ func (c *ctl) probesCmd() *cobra.Command {
 			l, err := c.client.Probes(c.ctx(), f)
 			return show(c, l, err, func(l *admin.ProbeList) error {
 				rows := make([]string, len(l.Probes))
+				var why []string
 				for i, p := range l.Probes {
-					rows[i] = fmt.Sprintf("%d\t%s\t%s\t%s:%d", p.ID, p.Mode, p.Signature, p.File, p.Line)
+					mode := string(p.Mode)
+					if p.Mode == settings.Coarse && p.TimedOneIn > 1 {
+						// Phase 1 times one call in N: the effective state.
+						mode = fmt.Sprintf("coarse 1/%d", p.TimedOneIn)
+						why = append(why, fmt.Sprintf("%d %s: times one call in %d: %s", p.ID, p.Signature, p.TimedOneIn, p.TimingReason))
+					}
+					rows[i] = fmt.Sprintf("%d\t%s\t%s\t%s:%d", p.ID, mode, p.Signature, p.File, p.Line)
 				}
-				return c.table("ID\tMODE\tSIGNATURE\tPOSITION", rows)
+				if err := c.table("ID\tMODE\tSIGNATURE\tPOSITION", rows); err != nil {
+					return err
+				}
+				for _, w := range why {
+					fmt.Fprintln(c.cmd.OutOrStdout(), w)
+				}
+				return nil
 			})
 		},
 	}

@@ -274,6 +274,7 @@ var limitConstants = map[string]string{
 	"runtime/monitor/analyzer.maxMarks":    "internal: mode changes remembered per analysis window",
 	"runtime/monitor.samplingLimit":        "internal: the sampling limit in force, a value, not a bound",
 	"runtime/monitor.maxRemembered":        "internal: messages the stderr reporter remembers to rate-limit repeats",
+	"runtime/monitor.maxTimedOneIn":        "internal: phase 1 still times one call in this many; documented with monitor.coarse-budget in config.md",
 	"runtime/dsl.minTested":                "internal: the smallest sample the normality test's p-value approximation accepts",
 	"runtime/writer.maxShards":             "internal: the async writer's queues, one per P",
 	"runtime/writer.maxEventLen":           "internal: the longest encoding of one record",

@@ -104,6 +104,10 @@ type Probe struct {
 	// taps are the queries that read the probe's calls (query.go); nil
 	// almost always.
 	taps atomic.Pointer[[]probeTap]
+	// timing is phase 1's sampling of a coarse probe (phase1.go): 0 times
+	// every call; N-1 (N a power of two) times one call in N, drawn at
+	// random, each timed call counting for the N-1 others.
+	timing atomic.Uint32
 }
 
 // ID returns the probe's id, unique within the binary (0 before registration).
@@ -237,6 +241,15 @@ func Start(p *Probe) Call {
 			ctx.eoi++
 		}
 		return c
+	}
+	if m := p.timing.Load(); m != 0 && p.taps.Load() == nil {
+		// Phase 1 times one call in m+1: the others return the zero Call,
+		// which every exit ignores; a timed call carries the count of
+		// those it stands for in fine, unused by coarse calls.
+		if cheaprand()&m != 0 {
+			return Call{}
+		}
+		c.fine = uint64(m)
 	}
 	if useTSC { // ticks (clock.go)
 		c.t0 = writer.TSC()
@@ -397,7 +410,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		f |= callSized
 	}
 	if c.fine&flagFine == 0 {
-		p.stats.addCall(t1-c.t0, f, size)
+		p.stats.addCall(t1-c.t0, f, size, c.fine&eoiMask)
 		if p.taps.Load() != nil {
 			p.tap(c.t0, t1, f, gp, nil, 0)
 		}
@@ -458,7 +471,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		procUnpin()
 	} else {
 		procUnpin()
-		p.stats.addCall(t1-c.t0, f, size)
+		p.stats.addCall(t1-c.t0, f, size, 0)
 	}
 	if wake {
 		b.async.Wake()

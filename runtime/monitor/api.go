@@ -103,6 +103,9 @@ type ProbeStatus struct {
 	File      string        `json:"file"`
 	Line      int           `json:"line"`
 	Mode      settings.Mode `json:"mode"`
+	// TimedOneIn and TimingReason: see Stats.
+	TimedOneIn   uint32 `json:"timedOneIn"`
+	TimingReason string `json:"timingReason,omitempty"`
 }
 
 // Probes lists the probes whose function matches filter (nil: all), by id.
@@ -116,7 +119,7 @@ func Probes(filter *pointcut.Pointcut) []ProbeStatus {
 		}
 		out = append(out, ProbeStatus{
 			ID: p.id, Signature: p.info.Signature(), File: p.info.File, Line: p.info.Line,
-			Mode: modeName(p.mode.Load()),
+			Mode: modeName(p.mode.Load()), TimedOneIn: p.timing.Load() + 1, TimingReason: p.timingReason(),
 		})
 	}
 	return out
@@ -127,7 +130,15 @@ type Stats struct {
 	ID        uint32        `json:"id"`
 	Signature string        `json:"signature"`
 	Mode      settings.Mode `json:"mode"`
-	Count     uint64        `json:"count"`
+	// Count is the number of calls: every call, or, while phase 1 times
+	// one call in N (TimedOneIn), the timed calls and N-1 for each.
+	Count uint64 `json:"count"`
+	// Timed is the number of calls timed: MeanNs and StdDevNs are theirs.
+	Timed uint64 `json:"timed"`
+	// TimedOneIn is 1 when the probe times every call, N when phase 1
+	// times one call in N; TimingReason says why.
+	TimedOneIn   uint32 `json:"timedOneIn"`
+	TimingReason string `json:"timingReason,omitempty"`
 	// MeanNs and StdDevNs describe the duration of calls, in nanoseconds.
 	MeanNs   float64 `json:"meanNs"`
 	StdDevNs float64 `json:"stdDevNs"`
@@ -167,10 +178,11 @@ func Snapshot() []Stats {
 func (p *Probe) statsOf(t totals, spanNs float64) Stats {
 	s := Stats{
 		ID: p.id, Signature: p.info.Signature(), Mode: modeName(p.mode.Load()),
-		Count: uint64(t.time.N), MeanNs: t.time.Mean, StdDevNs: math.Sqrt(t.time.variance()),
-		Errors: t.errs, Panics: t.panics,
+		Count: t.calls(), MeanNs: t.time.Mean, StdDevNs: math.Sqrt(t.time.variance()),
+		Errors: t.errs + t.untimedErrs, Panics: t.panics + t.untimedPanics, Timed: uint64(t.time.N),
 		ResultSizeMean: t.size.Mean, ResultSizeSD: math.Sqrt(t.size.variance()), Sized: uint64(t.size.N),
 		Cyclomatic: p.info.Cyclomatic, Statements: p.info.Statements, Params: len(p.info.Params),
+		TimedOneIn: p.timing.Load() + 1, TimingReason: p.timingReason(),
 	}
 	if s.Count > 0 && spanNs > 0 {
 		s.InterArrivalNs = spanNs / float64(s.Count)

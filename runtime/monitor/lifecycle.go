@@ -79,6 +79,9 @@ func link(l Links) {
 	if l.AtExit != nil && !registry.atExit {
 		registry.atExit = true
 		l.AtExit(func() { shutdown(exitFlushLimit) })
+		// A tigris-built program (its probe tables link the exit hook):
+		// phase 1 keeps its coarse probes within their budget.
+		startPhase1()
 	}
 	if l.Analyzer != nil && !registry.analyzerRuns {
 		registry.analyzerRuns = true

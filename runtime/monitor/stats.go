@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/internal/num"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -19,12 +20,17 @@ import (
 // statistics. (On 32-bit platforms a read may tear; the next snapshot heals it.)
 // Padding keeps stripes of different Ps on different cache lines.
 type stripe struct {
-	n      uint64 // calls
+	n      uint64 // calls timed
 	time   shifted
 	errs   uint64
 	panics uint64
 	sn     uint64 // calls with a size
 	size   shifted
+	// untimed counts the calls a coarse probe timed one in N of (phase 1's
+	// sampling: sampling.go) left untimed, estimated as N-1 for every call
+	// it timed; untimedErrs and untimedPanics likewise. Estimated totals are
+	// n+untimed, errs+untimedErrs; durations are the timed calls'.
+	untimed, untimedErrs, untimedPanics uint64
 }
 
 // shifted accumulates values as sums of their differences to the first one
@@ -64,7 +70,7 @@ func (a *shifted) moments(n uint64) moments {
 
 type paddedStripe struct {
 	stripe
-	_ [128 - 80]byte
+	_ [128 - unsafe.Sizeof(stripe{})]byte
 }
 
 // stripes holds one stripe per P plus an overflow stripe under a mutex for Ps
@@ -93,12 +99,18 @@ const (
 // fine record there too, under the same pin: a shared atomic counter would
 // cost every fine call a locked instruction that waits for the record's
 // stores, and bounce between the CPUs of concurrent producers.
-func (ss *stripes) addCall(d int64, f callFacts, size int64) {
+//
+// A call timed for others (untimed > 0: a coarse probe timing one in N) also
+// counts for the untimed calls it stands for.
+func (ss *stripes) addCall(d int64, f callFacts, size int64, untimed uint64) {
 	pid := procPin()
 	if pid < len(ss.per) {
 		st := &ss.per[pid].stripe
 		st.addTime(d) // add, written out
 		st.addFacts(f, size)
+		if untimed != 0 {
+			st.addUntimed(untimed, f)
+		}
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 		}
@@ -108,6 +120,7 @@ func (ss *stripes) addCall(d int64, f callFacts, size int64) {
 	procUnpin()
 	ss.overMu.Lock()
 	ss.overflow.add(d, f, size)
+	ss.overflow.addUntimed(untimed, f)
 	ss.overMu.Unlock()
 	if f&callRecorded != 0 {
 		fineRecords.over.Add(1)
@@ -138,6 +151,13 @@ func (s *stripe) addFacts(f callFacts, size int64) {
 		s.size.add(s.sn == 0, float64(size))
 		s.sn++
 	}
+}
+
+//go:norace
+func (s *stripe) addUntimed(n uint64, f callFacts) {
+	s.untimed += n
+	s.untimedErrs += n * uint64(f&callFailed)
+	s.untimedPanics += n * (uint64(f&callPanicked) >> 1)
 }
 
 // pcounter is a counter with one cell per P, written with plain stores by
@@ -219,7 +239,12 @@ type totals struct {
 	size   moments
 	errs   uint64
 	panics uint64
+	// untimed, untimedErrs and untimedPanics: see stripe.
+	untimed, untimedErrs, untimedPanics uint64
 }
+
+// calls is the number of calls: timed, and estimated for the untimed.
+func (t totals) calls() uint64 { return uint64(t.time.N) + t.untimed }
 
 //go:norace
 func (s *stripe) load() totals {
@@ -227,6 +252,7 @@ func (s *stripe) load() totals {
 		time: s.time.moments(s.n),
 		size: s.size.moments(s.sn),
 		errs: s.errs, panics: s.panics,
+		untimed: s.untimed, untimedErrs: s.untimedErrs, untimedPanics: s.untimedPanics,
 	}
 }
 
@@ -246,9 +272,12 @@ func (ss *stripes) total() totals {
 }
 
 func (a totals) merge(b totals) totals {
-	return totals{time: a.time.merge(b.time), size: a.size.merge(b.size), errs: a.errs + b.errs, panics: a.panics + b.panics}
+	return totals{time: a.time.merge(b.time), size: a.size.merge(b.size), errs: a.errs + b.errs, panics: a.panics + b.panics,
+		untimed: a.untimed + b.untimed, untimedErrs: a.untimedErrs + b.untimedErrs, untimedPanics: a.untimedPanics + b.untimedPanics}
 }
 
 func (a totals) minus(b totals) totals {
-	return totals{time: a.time.minus(b.time), size: a.size.minus(b.size), errs: a.errs - num.Min(a.errs, b.errs), panics: a.panics - num.Min(a.panics, b.panics)}
+	sub := func(x, y uint64) uint64 { return x - num.Min(x, y) }
+	return totals{time: a.time.minus(b.time), size: a.size.minus(b.size), errs: sub(a.errs, b.errs), panics: sub(a.panics, b.panics),
+		untimed: sub(a.untimed, b.untimed), untimedErrs: sub(a.untimedErrs, b.untimedErrs), untimedPanics: sub(a.untimedPanics, b.untimedPanics)}
 }

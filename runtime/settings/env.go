@@ -50,6 +50,12 @@ var EnvVars = []EnvVar{
 			r.Sampling, err = ParsePercent(v)
 			return err
 		}},
+	{Name: "TIGRIS_COARSE_BUDGET", Field: "coarse-budget", Syntax: "2% or 0.02, 0 for none",
+		Help: "share of a function's time its coarse probe may cost before it times one call in N",
+		set: func(r *Runtime, v string) (err error) {
+			r.CoarseBudget, err = ParsePercent(v)
+			return err
+		}},
 	{Name: "TIGRIS_SUMMARIES", Field: "summaries", Syntax: "on|off",
 		Help: "result sizes in fine records",
 		set: func(r *Runtime, v string) (err error) {

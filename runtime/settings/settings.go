@@ -27,11 +27,16 @@ type Runtime struct {
 	Sampling float64 `json:"sampling"`
 	// Summaries puts the result size (len or integer value of the first
 	// non-error result) into fine records. There are no argument summaries.
-	Summaries bool     `json:"summaries,omitempty"`
-	Analysis  Analysis `json:"analysis"`
-	Writer    Writer   `json:"writer"`
-	Admin     Admin    `json:"admin"`
-	Queries   Queries  `json:"queries,omitempty"`
+	Summaries bool `json:"summaries,omitempty"`
+	// CoarseBudget is phase 1's share of a function's time that its coarse
+	// probe may cost, in [0,1]: a coarse probe costing more times one call
+	// in N, with N the least power of two that keeps it within (up to
+	// 1024). 0 times every call.
+	CoarseBudget float64  `json:"coarseBudget"`
+	Analysis     Analysis `json:"analysis"`
+	Writer       Writer   `json:"writer"`
+	Admin        Admin    `json:"admin"`
+	Queries      Queries  `json:"queries,omitempty"`
 }
 
 // Queries bounds the monitoring queries the admin endpoint runs (package
@@ -129,8 +134,9 @@ type Duration time.Duration
 // Default returns the configuration used where tigris.yaml is silent.
 func Default() Runtime {
 	return Runtime{
-		Mode:     Coarse,
-		Sampling: 1,
+		Mode:         Coarse,
+		Sampling:     1,
+		CoarseBudget: 0.02,
 		Analysis: Analysis{
 			Enabled:  false,
 			Criteria: "(more frequent ∪ most expensive) ∩ least changeable",

@@ -75,6 +75,7 @@ func (r *Runtime) Validate() error {
 		checkRule(rule, func(field, format string, args ...any) { add(f+field, format, args...) })
 	}
 	checkLimit(r, "sampling", add)
+	checkLimit(r, "coarse-budget", add)
 
 	a := &r.Analysis
 	if a.Enabled && strings.TrimSpace(a.Criteria) == "" {

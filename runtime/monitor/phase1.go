@@ -1,0 +1,130 @@
+package monitor
+
+import (
+	"sync"
+	"time"
+
+	"github.com/tigrisgo/tigris/runtime/settings"
+)
+
+// Phase 1 (every probe coarse, all the time) within a budget. A coarse probe
+// reads the clock twice and updates its statistics: some 25 ns a call, which
+// on a function that takes 100 ns is a quarter of its time. So a timer looks
+// at each coarse probe's calls now and then, and where a timed call costs
+// more than monitor.coarse-budget of the function's mean time (2 % by
+// default), the probe times one call in N, N the least power of two that
+// keeps it within (at most maxTimedOneIn), drawn at random in Start; each
+// timed call counts for the N-1 others (stripe.untimed), so counts, error
+// counts and rates stay estimates of every call, and the mean and spread of
+// the duration are the timed calls'. An untimed call costs the probe's load
+// and branch and Start's draw. A probe that a query reads (taps) or that is
+// fine times every call. Stats.TimedOneIn and TimingReason show it.
+
+// maxTimedOneIn bounds N: a probe still times one call in 1024.
+const maxTimedOneIn = 1024
+
+// phase1First and phase1Every are when the timer first looks, and then how
+// often: early, since a program's hot functions are hot from the start.
+var phase1First, phase1Every = time.Second, 10 * time.Second
+
+// phase1MinCalls is how many timed calls of a window a decision needs.
+const phase1MinCalls = 64
+
+// phase1 is the timer's state; only the timer's function touches last and
+// cost (one runs at a time: each re-arms the next).
+var phase1 struct {
+	once  sync.Once
+	last  map[*Probe]totals
+	cost  float64 // ns a timed coarse call costs, measured on the first look
+	mu    sync.Mutex
+	why   map[*Probe]string
+	timer *time.Timer
+}
+
+// startPhase1 starts the timer once, with registry.mu held.
+func startPhase1() {
+	phase1.once.Do(func() {
+		phase1.last = map[*Probe]totals{}
+		phase1.why = map[*Probe]string{}
+		phase1.timer = time.AfterFunc(phase1First, phase1Tick)
+	})
+}
+
+// phase1Tick decides every coarse probe's timing from its calls since the
+// last look, then re-arms the timer.
+func phase1Tick() {
+	registry.mu.Lock()
+	budget := registry.cfg.CoarseBudget
+	probes := append([]*Probe(nil), registry.probes...)
+	registry.mu.Unlock()
+	if phase1.cost == 0 && budget > 0 {
+		phase1.cost = measureCoarseCost()
+	}
+	for _, p := range probes {
+		t := p.stats.total()
+		w := t.minus(phase1.last[p])
+		phase1.last[p] = t
+		n, why := phase1Timing(p, w, budget, phase1.cost)
+		if n == 0 {
+			continue // too few calls to tell: as it was
+		}
+		p.timing.Store(uint32(n - 1))
+		phase1.mu.Lock()
+		phase1.why[p] = why
+		phase1.mu.Unlock()
+	}
+	phase1.timer.Reset(phase1Every)
+}
+
+// phase1Timing returns N for a probe whose calls of the last window are w
+// (0: no decision) and why, in words a person reads.
+func phase1Timing(p *Probe, w totals, budget, costNs float64) (int, string) {
+	if budget <= 0 || p.mode.Load() != modeCoarse || p.taps.Load() != nil {
+		return 1, ""
+	}
+	if w.time.N < phase1MinCalls {
+		return 0, ""
+	}
+	mean := w.time.Mean
+	n := 1
+	for n < maxTimedOneIn && costNs/float64(n) > budget*mean {
+		n *= 2
+	}
+	if n == 1 {
+		return 1, ""
+	}
+	return n, "a timed call costs about " + settings.HumanNs(costNs) + ", more than " +
+		settings.HumanPercent(budget) + " (monitor.coarse-budget) of the function's " + settings.HumanNs(mean) + " a call"
+}
+
+// timingReason says why the probe times one call in N, "" when it times
+// every call.
+func (p *Probe) timingReason() string {
+	if p.timing.Load() == 0 {
+		return ""
+	}
+	phase1.mu.Lock()
+	defer phase1.mu.Unlock()
+	return phase1.why[p]
+}
+
+// measureCoarseCost times timed coarse calls of a private probe: what a
+// call costs phase 1 beyond an off probe, on this machine, the best of a
+// few rounds (a busy machine only makes it look dearer).
+func measureCoarseCost() float64 {
+	p := &Probe{stats: newStripes(), info: &ProbeInfo{}}
+	p.mode.Store(modeCoarse)
+	const calls = 2000
+	best := 0.0
+	for round := 0; round < 3; round++ {
+		t0 := nanotime()
+		for i := 0; i < calls; i++ {
+			c := Start(p)
+			c.exit(false, 0, false)
+		}
+		if d := float64(nanotime()-t0) / calls; best == 0 || d < best {
+			best = d
+		}
+	}
+	return best
+}

@@ -1,0 +1,79 @@
+package monitor
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestPhase1Timing: a coarse probe whose timed call costs more than the
+// budget's share of its function's mean time times one call in the least
+// power of two that keeps it within; a fine probe, one a query reads, too few
+// calls or no budget leave it alone or time every call.
+func TestPhase1Timing(t *testing.T) {
+	ps := newProbes(t, "test.example/phase1", 2)
+	p := &ps[0]
+	window := func(calls, meanNs float64) totals {
+		return totals{time: moments{N: calls, Mean: meanNs}}
+	}
+	for _, c := range []struct {
+		w            totals
+		budget, cost float64
+		want         int
+	}{
+		{window(1000, 100), 0.02, 25, 16},   // 25/16 ≤ 2
+		{window(1000, 10_000), 0.02, 25, 1}, // 25 ≤ 200: every call
+		{window(1000, 1), 0.02, 25, 1024},   // bounded
+		{window(10, 100), 0.02, 25, 0},      // too few calls to tell
+		{window(1000, 100), 0, 25, 1},       // no budget
+		{window(1000, 1250), 0.02, 25, 1},   // exactly the budget
+		{window(1000, 1249), 0.02, 25, 2},   // just over it
+	} {
+		n, why := phase1Timing(p, c.w, c.budget, c.cost)
+		if n != c.want {
+			t.Errorf("mean %.0f ns, budget %v, cost %v: one in %d, want %d", c.w.time.Mean, c.budget, c.cost, n, c.want)
+		}
+		if n > 1 && !strings.Contains(why, "monitor.coarse-budget") {
+			t.Errorf("the reason does not name the setting: %q", why)
+		}
+	}
+	p.mode.Store(modeFine)
+	if n, _ := phase1Timing(p, window(1000, 100), 0.02, 25); n != 1 {
+		t.Errorf("a fine probe: one in %d, want every call", n)
+	}
+	p.mode.Store(modeCoarse)
+}
+
+// TestTimedOneInEstimates: a coarse probe timing one call in 16 still
+// counts every call and every error, as estimates, and times about one in 16.
+func TestTimedOneInEstimates(t *testing.T) {
+	ps := newProbes(t, "test.example/timedonein", 1)
+	p := &ps[0]
+	p.timing.Store(15)
+	defer p.timing.Store(0)
+	boom := errors.New("boom")
+	const calls = 64_000
+	for i := 0; i < calls; i++ {
+		var err error
+		if i%4 == 0 {
+			err = boom
+		}
+		c := Start(p)
+		DoneErr(&c, err)
+	}
+	st := statsFor(t, p.ID())
+	// Binomial: the timed calls are 4,000 ± 3 × 61.
+	if math.Abs(float64(st.Timed)-calls/16) > 3*math.Sqrt(calls/16.0*15/16) {
+		t.Errorf("timed %d of %d calls; want about one in 16", st.Timed, calls)
+	}
+	if st.Count != st.Timed*16 || math.Abs(float64(st.Count)-calls) > 0.1*calls {
+		t.Errorf("count %d (%d timed, one in 16); want about %d", st.Count, st.Timed, calls)
+	}
+	if math.Abs(float64(st.Errors)-calls/4) > 0.15*calls/4 {
+		t.Errorf("errors %d; want about %d", st.Errors, calls/4)
+	}
+	if st.TimedOneIn != 16 {
+		t.Errorf("TimedOneIn %d, want 16", st.TimedOneIn)
+	}
+}
