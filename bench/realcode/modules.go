@@ -69,7 +69,7 @@ var Modules = []Module{
 	},
 	{
 		Name: "lz4", Path: "github.com/pierrec/lz4/v4", Version: "v4.1.33",
-		What: "LZ4 compressor (decoding in assembly on amd64)", Package: ".",
+		What: "LZ4 compressor; decoding in assembly on amd64", Package: ".",
 		Bench: []string{`^Benchmark(Compress|CompressRandom|Uncompress|CompressPg1661|UncompressPg1661|WriterReset)$`},
 	},
 }
