@@ -30,5 +30,7 @@
 // tuples and the watermarks, never on wall time, and rows of a window come
 // out in the order of their GROUP BY values. Memory is bounded: groups per
 // window (MaxGroups) and join buffers (MaxJoinBuffer), with what is dropped
-// counted in Stats.
+// counted in Stats. A window join's work per tuple is the pairs it makes,
+// whatever its window holds (join.go), and the plan estimates those pairs
+// from the sides' rates and the window (Plan.Joins).
 package engine

@@ -64,6 +64,16 @@ func (p *Plan) Explain() string {
 			fmt.Fprintf(&b, "action %s\n", a.Text)
 		}
 	}
+	for _, j := range p.Joins {
+		fmt.Fprintf(&b, "join %s: ~%s pairs/s, from %s and %s tuples/s within %v", j.Sources, rate(j.Pairs), rate(j.Rates[0]), rate(j.Rates[1]), j.Window)
+		if p.Costs.TupleNs > 0 {
+			fmt.Fprintf(&b, " (each costs a tuple: %s of one core)", percent(j.Pairs*p.Costs.TupleNs/float64(time.Second)))
+		}
+		if j.Keyed != "" {
+			fmt.Fprintf(&b, "; indexed by %s, at most that", j.Keyed)
+		}
+		b.WriteByte('\n')
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}

@@ -36,6 +36,9 @@ type Plan struct {
 	Unknown int
 	// Costs are the per-call costs the estimate used.
 	Costs Costs
+	// Joins are the plan's window joins and the pairs each is estimated to
+	// make per second (their cost, at Costs.TupleNs a pair, is in CostNs).
+	Joins []JoinEstimate
 	// Refused says why the plan is over the limits; "" when it is within.
 	Refused string
 	// Notes explain choices, e.g. what could not be pushed down.
@@ -123,6 +126,7 @@ type source struct {
 // its leaves.
 func (p *Plan) build(q *query.Query, path string, probes []*Probe, parent *pipeline) (*pipeline, error) {
 	pipe := newPipeline(q)
+	pipe.path = path
 	for si, b := range q.Sources {
 		name := b.Alias
 		if path != "" {
@@ -452,6 +456,112 @@ func (p *Plan) estimate(c Costs) {
 			}
 		}
 	}
+	p.estimateJoins()
+	for _, j := range p.Joins {
+		p.CostNs += j.Pairs * c.TupleNs
+	}
+}
+
+// JoinEstimate is what a window join is expected to do: the tuples per
+// second each side delivers (Rates), the window, and the pairs it makes per
+// second. Keyed is the equality its index uses ("" for none); Pairs does not
+// count on it (how many values the key takes is not known), so it is an
+// upper bound then.
+type JoinEstimate struct {
+	Sources string // the two sources, as the plan names them
+	Rates   [2]float64
+	Window  time.Duration
+	Pairs   float64
+	Keyed   string
+}
+
+// estimateJoins fills Joins. A pair is made once, when the later of its
+// tuples arrives, so a join makes r0·r1·w pairs a second per side that may
+// come first (both without FOLLOWED BY): every pair of tuples within the
+// window. A side holds at most MaxJoinBuffer tuples, so a tuple meets at
+// most that many. Rates are those of the probes' coarse statistics times the
+// share that passes the pushed-down conditions, 1/interval for a sampler,
+// and, for a derived stream, what its own sources deliver (a join: its
+// pairs; a window with GROUP BY at most MaxGroups rows a window).
+func (p *Plan) estimateJoins() {
+	seen := map[*pipeline]bool{}
+	for _, l := range p.Leaves {
+		for pipe := l.pipe; pipe != nil && !seen[pipe]; pipe = pipe.parent {
+			seen[pipe] = true
+			if pipe.q.Join == nil {
+				continue
+			}
+			j := JoinEstimate{Window: pipe.q.Join.Within, Sources: pipe.sourceName(0) + ", " + pipe.sourceName(1)}
+			j.Rates[0], j.Rates[1] = p.sourceRate(pipe, 0), p.sourceRate(pipe, 1)
+			j.Pairs = pairRate(pipe.q.Join, j.Rates)
+			if k := joinKey(pipe.q); k != nil {
+				j.Keyed = k.Text
+			}
+			p.Joins = append(p.Joins, j)
+		}
+	}
+}
+
+// pairRate is the pairs per second of a join whose sides deliver rates.
+func pairRate(js *query.JoinSpec, rates [2]float64) float64 {
+	w := js.Within.Seconds()
+	met := func(other float64) float64 { return math.Min(other*w, MaxJoinBuffer) }
+	switch js.Followed {
+	case 1: // the left comes first: pairs are made as the right arrives
+		return rates[1] * met(rates[0])
+	case 2:
+		return rates[0] * met(rates[1])
+	}
+	return rates[0]*met(rates[1]) + rates[1]*met(rates[0])
+}
+
+// sourceRate estimates the tuples per second source si of pipe delivers.
+func (p *Plan) sourceRate(pipe *pipeline, si int) float64 {
+	for _, c := range pipe.children {
+		if c.parentSrc == si {
+			return p.outputRate(c)
+		}
+	}
+	rate := 0.0
+	for _, l := range p.Leaves {
+		if l.pipe != pipe || l.src != si {
+			continue
+		}
+		if l.Every > 0 {
+			return float64(time.Second) / float64(l.Every)
+		}
+		for _, n := range l.Probes {
+			if n.Probe.Rate > 0 {
+				pass := n.Pass
+				if pass < 0 {
+					pass = 1
+				}
+				rate += n.Probe.Rate * pass
+			}
+		}
+	}
+	return rate
+}
+
+// outputRate estimates the rows per second pipe (a derived stream's) gives
+// its reader, counting all it takes as passing WHERE.
+func (p *Plan) outputRate(pipe *pipeline) float64 {
+	in := p.sourceRate(pipe, 0)
+	if pipe.q.Join != nil {
+		in = pairRate(pipe.q.Join, [2]float64{in, p.sourceRate(pipe, 1)})
+	}
+	if w := pipe.q.Window; pipe.q.Aggregated() && w != nil {
+		slide := w.Slide
+		if slide <= 0 {
+			slide = w.Size
+		}
+		groups := 1.0
+		if len(pipe.q.GroupBy) > 0 {
+			groups = MaxGroups
+		}
+		return math.Min(in, groups*float64(time.Second)/float64(slide))
+	}
+	return in
 }
 
 // passShare estimates the share of calls in need's duration range from the

@@ -25,6 +25,9 @@ type Stats struct {
 	JoinDropped   uint64 `json:"joinDropped"`
 	// Abandoned counts the calls whose work a stop cut short (SetStop).
 	Abandoned uint64 `json:"abandoned,omitempty"`
+	// JoinPairs counts the pairs a window join made (before WHERE): what
+	// Plan.JoinPairs estimates per second.
+	JoinPairs uint64 `json:"joinPairs,omitempty"`
 }
 
 // pipeline runs one SELECT or trigger: its join, WHERE, grouping and
@@ -32,6 +35,7 @@ type Stats struct {
 // reads it.
 type pipeline struct {
 	q         *query.Query
+	path      string // a derived stream's, as Leaf.Path; "" for the query's
 	children  []*pipeline
 	parent    *pipeline
 	parentSrc int
@@ -49,6 +53,14 @@ type pipeline struct {
 
 func newPipeline(q *query.Query) *pipeline { return &pipeline{q: q} }
 
+// sourceName names source si as Leaf.Path does.
+func (p *pipeline) sourceName(si int) string {
+	if p.path != "" {
+		return p.path + "/" + p.q.Sources[si].Alias
+	}
+	return p.q.Sources[si].Alias
+}
+
 // start readies p and its children to run, p's rows going to out.
 func (p *pipeline) start(st *Stats, ctl *control, out func(Row), root bool) {
 	p.stats, p.ctl, p.out = st, ctl, out
@@ -56,7 +68,7 @@ func (p *pipeline) start(st *Stats, ctl *control, out func(Row), root bool) {
 		p.limit = p.q.Limit
 	}
 	if p.q.Join != nil {
-		p.join = &joiner{within: int64(p.q.Join.Within), followed: p.q.Join.Followed, stats: st, ctl: ctl}
+		p.join = newJoiner(p.q, st, ctl)
 	}
 	if p.q.Aggregated() {
 		p.agg = newAggregator(p.q, st)

@@ -1,10 +1,10 @@
 package engine
 
 // A Runner's work per call is not bounded by its input's size: a tuple of a
-// window join pairs with every buffered tuple of the other side, a window's
-// end emits all its groups. So the loops that do that work ask, every
-// stopEvery steps, whether to go on (Runner.SetStop): a query being
-// cancelled abandons what it is doing within that many steps.
+// window join pairs with every buffered tuple of the other side within the
+// window, a window's end emits all its groups. So the loops that do that
+// work ask, every stopEvery steps, whether to go on (Runner.SetStop): a
+// query being cancelled abandons what it is doing within that many steps.
 
 // stopEvery is how many steps of work (pairs tried, windows folded, groups
 // emitted, tuples evicted) go between two calls of the stop function.
