@@ -26,6 +26,12 @@ type Options struct {
 	// Limits, when set, refuse plans as a running program would (tigris
 	// query applies none by default: a file costs nothing to read).
 	Limits engine.Limits
+	// MaxCPU bounds the CPU time of the query: the process's, from Run's
+	// start (compiling, planning, reading the files, running), read every
+	// 20 ms of wall time, and, where the system does not tell it, the wall
+	// time. Beyond it Run stops with a *CPUError. 0: no bound; tigris
+	// query's default is DefaultMaxCPU.
+	MaxCPU time.Duration
 }
 
 // DefaultLateness is Options.Lateness's default.
@@ -46,6 +52,7 @@ func Run(ctx context.Context, paths []string, text string, opt Options, out quer
 	if opt.Lateness <= 0 {
 		opt.Lateness = DefaultLateness
 	}
+	cpu := newCPUBound(opt.MaxCPU)
 	qs, err := query.Compile(text, nil)
 	if err != nil {
 		return sum, err
@@ -63,7 +70,7 @@ func Run(ctx context.Context, paths []string, text string, opt Options, out quer
 			run = q
 		}
 	}
-	cat, err := readCatalog(paths)
+	cat, err := readCatalog(paths, cpu)
 	if err != nil {
 		return sum, err
 	}
@@ -91,7 +98,7 @@ func Run(ctx context.Context, paths []string, text string, opt Options, out quer
 			return sum, fmt.Errorf("%s: SAMPLE(%s, ...) reads the running program; a trace file has no %s readings (run the query with tigris ctl query)", l.Path, l.Stream.Name, l.Stream.Name)
 		}
 	}
-	return runOver(ctx, paths, p, cat, opt, out)
+	return runOver(ctx, paths, p, cat, cpu, out, opt)
 }
 
 // catalog is the probes a trace defines.
@@ -104,14 +111,17 @@ func (c *catalog) Probes() []*engine.Probe { return c.probes }
 func (c *catalog) Costs() engine.Costs     { return engine.Costs{} }
 
 // readCatalog reads the probe definitions of the files.
-func readCatalog(paths []string) (*catalog, error) {
+func readCatalog(paths []string, cpu *cpuBound) (*catalog, error) {
 	r, _, err := traceconv.Open(paths)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	c := &catalog{byID: map[uint32]*engine.Probe{}}
-	for {
+	for n := 0; ; n++ {
+		if n%256 == 0 && cpu.over() {
+			return nil, cpu.err
+		}
 		it, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -133,7 +143,7 @@ func readCatalog(paths []string) (*catalog, error) {
 }
 
 // runOver feeds the records of the files to the plan's runner.
-func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, opt Options, out queryout.Printer) (Summary, error) {
+func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, cpu *cpuBound, out queryout.Printer, opt Options) (Summary, error) {
 	var sum Summary
 	r, skipped, err := traceconv.Open(paths)
 	if err != nil {
@@ -179,12 +189,18 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 			}
 		}
 	})
+	// The engine's long loops (a join's pairs, a window's groups) ask too.
+	runner.SetStop(cpu.over)
 	var clock writer.ClockBase
 	maxEnd := int64(math.MinInt64)
 	lateness := int64(opt.Lateness)
 	for n := 0; ; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
 			return sum, ctx.Err()
+		}
+		if n%16 == 0 && cpu.over() {
+			sum.Stats = runner.Stats()
+			return sum, cpu.err
 		}
 		it, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -243,6 +259,9 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 	sum.Stats = runner.Stats()
 	if perr != nil {
 		return sum, perr
+	}
+	if cpu.err != nil {
+		return sum, cpu.err
 	}
 	return sum, out.End("end of trace", stats(sum))
 }

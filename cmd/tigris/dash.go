@@ -12,12 +12,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tigrisgo/tigris/dash"
+	"github.com/tigrisgo/tigris/tracequery"
 )
 
 func newDashCmd() *cobra.Command {
 	var (
 		cfg dash.Config
 		an  analyzeOptions
+		// maxCPU bounds a query of the box over a trace (tigris query's
+		// --max-cpu).
+		maxCPU time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "dash [flags] ADDR | FILE.tgr",
@@ -55,7 +59,7 @@ tigris.yaml's) over the recorded calls. docs/dashboard.md describes the page.`,
 				cfg.Token = os.Getenv("TIGRIS_ADMIN_TOKEN")
 			}
 			cfg.Stdout, cfg.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			cfg.Query = dashQueries(cfg.Target, cfg.Token) // dash_query.go
+			cfg.Query = dashQueries(cfg.Target, cfg.Token, maxCPU) // dash_query.go
 			return dash.Run(ctx, cfg)
 		},
 	}
@@ -69,5 +73,6 @@ tigris.yaml's) over the recorded calls. docs/dashboard.md describes the page.`,
 	f.StringVar(&an.criteria, "criteria", "", "trace: the TigrisDSL filter to evaluate (default: tigris.yaml's, else the built-in default)")
 	f.StringArrayVar(&an.metrics, "metric", nil, "trace: bind a criterion to a metric, e.g. expensive=mean-time")
 	f.StringVar(&an.config, "config", "", "trace: tigris.yaml to take the filter from")
+	f.DurationVar(&maxCPU, "max-cpu", tracequery.DefaultMaxCPU, "trace: the most CPU time a query of the query box may take (0: no bound)")
 	return cmd
 }

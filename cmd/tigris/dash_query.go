@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"time"
 
 	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/dash"
@@ -13,12 +14,13 @@ import (
 
 // dashQueries is the dashboard's query box: queries run on the program
 // (through its admin endpoint, cancelled when the page stops reading) or
-// over the trace file, printed as tables, a line at a time.
-func dashQueries(target, token string) dash.QueryRunner {
+// over the trace file (each within maxCPU of CPU time), printed as tables, a
+// line at a time.
+func dashQueries(target, token string, maxCPU time.Duration) dash.QueryRunner {
 	if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
 		return dash.QueryFunc(func(ctx context.Context, text string, rows func([]byte) error) error {
 			w := &lines{emit: rows}
-			_, err := tracequery.Run(ctx, []string{target}, text, tracequery.Options{}, &queryout.Table{W: w, Buffered: true})
+			_, err := tracequery.Run(ctx, []string{target}, text, tracequery.Options{MaxCPU: maxCPU}, &queryout.Table{W: w, Buffered: true})
 			w.flush()
 			return queryError(err)
 		})

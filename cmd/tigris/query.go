@@ -18,6 +18,7 @@ func newQueryCmd() *cobra.Command {
 		file     string
 		asJSON   bool
 		lateness time.Duration
+		maxCPU   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "query FILE.tgr... (QUERY | --file QUERYFILE)",
@@ -31,7 +32,8 @@ The runtime streams (SAMPLE(cpu, ...) and the others) are not in trace files.
 A trigger prints each firing and what its actions would have done. A window is
 printed once records --lateness past its end have been read; an aggregate
 without WINDOW prints its result at the end. --json prints the JSON lines that
-tigris ctl query --json prints.`,
+tigris ctl query --json prints. A query that takes more than --max-cpu of CPU
+time (1m by default) stops with an error; --max-cpu 0 lifts the bound.`,
 		Example: `  tigris query tigris-out/app-4242.tgr "SELECT function, count(*), p99(duration)
       FROM calls GROUP BY function WINDOW 10s"
   tigris query --json tigris-out/*.tgr --file slow.sql`,
@@ -52,7 +54,7 @@ tigris ctl query --json prints.`,
 			if asJSON {
 				out = &queryout.JSON{W: cmd.OutOrStdout()}
 			}
-			_, err = tracequery.Run(cmd.Context(), paths, text, tracequery.Options{Lateness: lateness}, out)
+			_, err = tracequery.Run(cmd.Context(), paths, text, tracequery.Options{Lateness: lateness, MaxCPU: maxCPU}, out)
 			return queryError(err)
 		},
 	}
@@ -60,6 +62,7 @@ tigris ctl query --json prints.`,
 	f.StringVarP(&file, "file", "f", "", "read the query from QUERYFILE (- for standard input)")
 	f.BoolVar(&asJSON, "json", false, "print JSON lines")
 	f.DurationVar(&lateness, "lateness", tracequery.DefaultLateness, "how far out of order records may come, in trace time")
+	f.DurationVar(&maxCPU, "max-cpu", tracequery.DefaultMaxCPU, "the most CPU time the query may take (0: no bound)")
 	return cmd
 }
 

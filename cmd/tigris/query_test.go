@@ -11,6 +11,7 @@ import (
 
 	"github.com/tigrisgo/tigris/internal/admintest"
 	"github.com/tigrisgo/tigris/internal/tracegen"
+	"github.com/tigrisgo/tigris/tracequery"
 )
 
 func TestQueryOverTrace(t *testing.T) {
@@ -65,25 +66,66 @@ func TestDashQueries(t *testing.T) {
 	url := admintest.Server(t, "tok")
 	admintest.CallEvery(t, 2, 5*time.Millisecond) // calls for the query to see
 	var lines []string
-	err := dashQueries(url, "tok").RunQuery(context.Background(), "SELECT name FROM calls WHERE name = 'Ping' LIMIT 3", func(l []byte) error {
+	err := dashQueries(url, "tok", tracequery.DefaultMaxCPU).RunQuery(context.Background(), "SELECT name FROM calls WHERE name = 'Ping' LIMIT 3", func(l []byte) error {
 		lines = append(lines, string(l))
 		return nil
 	})
 	if err != nil || len(lines) != 5 || !strings.HasPrefix(lines[0], "NAME") || strings.TrimSpace(lines[1]) != "Ping" || !strings.HasPrefix(lines[4], "-- LIMIT 3 reached") {
 		t.Fatalf("%v %q", err, lines)
 	}
-	err = dashQueries(url, "wrong").RunQuery(context.Background(), "SELECT name FROM calls", func([]byte) error { return nil })
+	err = dashQueries(url, "wrong", tracequery.DefaultMaxCPU).RunQuery(context.Background(), "SELECT name FROM calls", func([]byte) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "wrong bearer token") {
 		t.Fatalf("a wrong token: %v", err)
 	}
 	path := filepath.Join(t.TempDir(), "t.tgr")
 	tracegen.Write(path, 1000)
 	lines = nil
-	err = dashQueries(path, "").RunQuery(context.Background(), "SELECT count(*) FROM calls", func(l []byte) error {
+	err = dashQueries(path, "", tracequery.DefaultMaxCPU).RunQuery(context.Background(), "SELECT count(*) FROM calls", func(l []byte) error {
 		lines = append(lines, string(l))
 		return nil
 	})
 	if err != nil || len(lines) != 3 || strings.TrimSpace(lines[1]) != "1000" {
 		t.Fatalf("over a file: %v %q", err, lines)
+	}
+}
+
+// TestQueryMaxCPU: a query over a trace stops with an error naming
+// --max-cpu once it has taken that much CPU time, in its expressions (a
+// 16,000-term product per record, which ran 550 CPU-seconds over a large
+// trace before it was stopped by hand) or in the engine's long loops (a
+// self join over a day); --max-cpu 0 lifts the bound.
+func TestQueryMaxCPU(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.tgr")
+	if err := tracegen.Write(path, 20000); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT count(*) FROM calls WHERE duration" + strings.Repeat(" * 1", 16000) + " > 1ns",
+		"SELECT count(*) FROM calls a WINDOW JOIN calls b WINDOW 24h",
+	} {
+		var out bytes.Buffer
+		cmd := newRootCmd()
+		cmd.SetOut(&out)
+		cmd.SetArgs([]string{"query", "--max-cpu", "300ms", path, q})
+		start := time.Now()
+		err := cmd.Execute()
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "of CPU, more than the 300ms that --max-cpu allows (--max-cpu 0 lifts the bound)") {
+			t.Fatalf("%.40s: %v\n%s", q, err, out.String())
+		}
+		if took > 5*time.Second {
+			t.Errorf("%.40s: stopped after %v", q, took)
+		}
+		t.Logf("%.40s: %v after %v", q, err, took)
+	}
+	var out bytes.Buffer
+	cmd := newRootCmd()
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"query", "--max-cpu", "0", path, "SELECT count(*) FROM calls WHERE duration" + strings.Repeat(" * 1", 100) + " > 1ns"})
+	if err := cmd.Execute(); err != nil || !strings.Contains(out.String(), "end of trace") {
+		t.Fatalf("--max-cpu 0: %v\n%s", err, out.String())
+	}
+	if f := newQueryCmd().Flags().Lookup("max-cpu"); f == nil || f.DefValue != "1m0s" {
+		t.Fatalf("--max-cpu: %+v", f)
 	}
 }

@@ -194,6 +194,8 @@ var shownLimits = []shown{
 		}
 		return fmt.Sprintf("%d` `%s", rec.Code, e.Error)
 	}},
+	{"query CPU over a trace", fromSource("tracequery/cpu.go", `"query stopped: it used %v of CPU, more than the %v that --max-cpu allows (--max-cpu 0 lifts the bound)"`,
+		"query stopped: it used 1m0.02s of CPU, more than the 1m0s that --max-cpu allows (--max-cpu 0 lifts the bound)")},
 	{"panic flush", fromSource("runtime/monitor/fine.go", `"flush on panic: %v", err`, "tigris: flush on panic: not done within 1s")},
 }
 
