@@ -1,6 +1,7 @@
 package dash
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,18 +54,44 @@ func partitionView(p analyzer.Partition) Partition {
 }
 
 // timeline lays the selections of cycles (newest first) out as a grid,
-// oldest cycle first, functions in the order they were first selected.
+// oldest cycle first, functions in the order they were first selected: the
+// maxTimelineRows selected most often (the first selected among equals),
+// More counting the others.
 func timeline(cycles []Cycle) Timeline {
 	var t Timeline
 	row := map[string]int{}
+	var times []int
 	for i := len(cycles) - 1; i >= 0; i-- {
 		c := &cycles[i]
 		t.Cycles = append(t.Cycles, c.Seq)
 		for _, s := range c.Selected {
-			if _, ok := row[s]; !ok {
-				row[s] = len(t.Rows)
+			r, ok := row[s]
+			if !ok {
+				r = len(t.Rows)
+				row[s] = r
 				t.Rows = append(t.Rows, s)
+				times = append(times, 0)
 			}
+			times[r]++
+		}
+	}
+	if len(t.Rows) > maxTimelineRows {
+		order := make([]int, len(t.Rows))
+		for r := range order {
+			order[r] = r
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[b], times[a]) })
+		order = order[:maxTimelineRows]
+		slices.Sort(order)
+		kept := make([]string, len(order))
+		for k, r := range order {
+			kept[k] = t.Rows[r]
+		}
+		t.More = len(t.Rows) - len(kept)
+		t.Rows = kept
+		row = map[string]int{}
+		for k, s := range kept {
+			row[s] = k
 		}
 	}
 	t.Cells = make([][]bool, len(t.Rows))
@@ -74,7 +101,9 @@ func timeline(cycles []Cycle) Timeline {
 	for i := len(cycles) - 1; i >= 0; i-- {
 		col := len(cycles) - 1 - i
 		for _, s := range cycles[i].Selected {
-			t.Cells[row[s]][col] = true
+			if r, ok := row[s]; ok {
+				t.Cells[r][col] = true
+			}
 		}
 	}
 	return t

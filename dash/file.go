@@ -2,10 +2,12 @@ package dash
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +28,10 @@ type File struct {
 	rep      traceconv.Report
 	analysis settings.Analysis
 	an       Analyzer // the evaluation, computed once
-	took     time.Duration
+	// groups are the functions (ids) of each group of the whole run's
+	// evaluation, by groupKey, for the functions table's filter.
+	groups map[string][]uint32
+	took   time.Duration
 }
 
 // FileOptions configure OpenFile.
@@ -101,8 +106,15 @@ func (f *File) View(_ context.Context, q Query) *View {
 	v.Problems = f.rep.Warnings()
 
 	rows := make([]FuncRow, 0, len(a.funcs))
-	for i, fa := range a.funcs {
-		rows = append(rows, f.row(i, fa))
+	group, grouped := f.groups[q.Group]
+	if grouped {
+		for _, id := range group {
+			rows = append(rows, f.row(int(id-1), a.funcs[id-1]))
+		}
+	} else {
+		for i, fa := range a.funcs {
+			rows = append(rows, f.row(i, fa))
+		}
 	}
 	v.Functions = Functions{
 		Count:      len(rows),
@@ -110,6 +122,10 @@ func (f *File) View(_ context.Context, q Query) *View {
 		DistSource: "the same calls",
 		Series:     fmt.Sprintf("calls per %s window of the run: %d windows, the width chosen from the run's %s", human.Duration(time.Duration(a.width)), a.used, human.Duration(v.Process.Span)),
 		Controls:   Controls{Why: "a trace file is a record of a finished run: there is nothing to switch (tigris dash ADDR shows a running program)"},
+	}
+	if grouped {
+		crit, li := splitGroupKey(q.Group)
+		v.Functions.Group = fmt.Sprintf("the %s functions of the run's group %q of criterion %s", count(uint64(len(rows))), levelNames[li], crit)
 	}
 	v.Functions.Rows, v.Functions.Sort, v.Functions.All = sortRows(rows, q)
 
@@ -172,25 +188,36 @@ func (f *File) evaluate() Analyzer {
 		return an
 	}
 	sig := func(id uint32) string { return a.funcs[id-1].fn.Signature }
+	// members are, per partition and group, the functions' ids, most of
+	// the criterion first (by the metric, the direction applied).
+	var members [][5][]uint32
 	eval := func(seq, from, to int) (Cycle, error) {
 		ev, err := analyzer.Evaluate(a.stats(from, to), f.analysis)
 		if err != nil {
 			return Cycle{}, err
 		}
 		c := analyzer.Cycle{Seq: seq, Criteria: ev.Filter.String(), Candidates: len(ev.Candidates), Why: ev.Result.Why, Reasons: map[string][]string{}, Sampling: 1, Trigger: "replay"}
-		for _, s := range ev.Selected() {
-			c.Selected = append(c.Selected, s.Signature)
-			c.Reasons[s.Signature] = ev.Reasons(s.ID)
+		// Result.Selected by id, reasons for those the page lists (the
+		// evaluation finds a candidate by a search: all would cost the
+		// square of the functions).
+		for i, id := range ev.Result.Selected {
+			s := sig(id)
+			c.Selected = append(c.Selected, s)
+			if i < maxListed {
+				c.Reasons[s] = ev.Reasons(id)
+			}
 		}
 		at := a.start + int64(to)*a.width
 		c.At = time.Unix(0, at)
 		c.Window = settings.Duration(time.Duration(int64(to-from) * a.width))
 		cv := cycleView(&c, ev.Partitions())
-		for pi := range cv.Partitions {
-			p := &cv.Partitions[pi]
-			for li, l := range dsl.Levels {
-				for _, id := range ev.Result.Members(p.Criterion, l) {
-					p.Members[li] = append(p.Members[li], sig(id))
+		if seq == 0 {
+			members = groupMembers(ev)
+			for pi := range cv.Partitions {
+				for li, ids := range members[pi] {
+					for _, id := range ids {
+						cv.Partitions[pi].Members[li] = append(cv.Partitions[pi].Members[li], sig(id))
+					}
 				}
 			}
 		}
@@ -203,6 +230,12 @@ func (f *File) evaluate() Analyzer {
 	}
 	whole.Trigger, whole.Window = "the whole run", human.Duration(time.Duration(a.last-a.first))
 	an.Last = &whole
+	f.groups = map[string][]uint32{}
+	for pi, p := range whole.Partitions {
+		for li, ids := range members[pi] {
+			f.groups[groupKey(p.Criterion, li)] = ids
+		}
+	}
 	var prev []string
 	for j := 0; j < a.used; j++ {
 		c, err := eval(j+1, j, j+1)
@@ -217,6 +250,36 @@ func (f *File) evaluate() Analyzer {
 	an.Phase = "Replayed on a recorded run"
 	an.Detail = fmt.Sprintf("%d of %d functions selected over the whole run", len(whole.Selected), whole.Candidates)
 	return an
+}
+
+// groupMembers lists, per partition of ev and group, the candidates' ids,
+// most of the criterion first: by the metric's value, highest first unless
+// a higher value is less of the criterion.
+func groupMembers(ev *analyzer.Evaluation) [][5][]uint32 {
+	out := make([][5][]uint32, len(ev.Result.Groupings))
+	for gi := range ev.Result.Groupings {
+		g := &ev.Result.Groupings[gi]
+		var idx [5][]int
+		for i, l := range g.Levels {
+			if li := slices.Index(dsl.Levels[:], l); li >= 0 {
+				idx[li] = append(idx[li], i)
+			}
+		}
+		value := func(i int) float64 {
+			v, _ := analyzer.Metric(&ev.Candidates[i], g.Metric)
+			if g.Direction == dsl.HigherIsLess {
+				return -v
+			}
+			return v
+		}
+		for li := range idx {
+			slices.SortStableFunc(idx[li], func(a, b int) int { return cmp.Compare(value(b), value(a)) })
+			for _, i := range idx[li] {
+				out[gi][li] = append(out[gi][li], ev.Result.IDs[i])
+			}
+		}
+	}
+	return out
 }
 
 // Act implements Source: a file cannot be switched.

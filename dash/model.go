@@ -57,7 +57,10 @@ type Functions struct {
 	// ones in the sort order.
 	Count int
 	Sort  string // total, calls, mean, p99, errors
-	All   bool   // every function is listed
+	All   bool   // every function is listed (at most maxAllRows)
+	// Group describes the group of the analyzer the table is filtered to
+	// (file: Query.Group), "" for all functions.
+	Group string
 	// Source says where the counts come from; DistSource where the
 	// latencies; Series what one sparkline point is.
 	Source, DistSource, Series string
@@ -152,8 +155,10 @@ type Partition struct {
 	N         int
 	Excluded  int
 	Counts    [5]int
-	Cuts      []string    // the four boundaries, in the criterion's order
-	Members   [5][]string // file: the functions in each group (signatures)
+	Cuts      []string // the four boundaries, in the criterion's order
+	// Members are, for a file, the functions in each group (signatures),
+	// most of the criterion first; the page lists the first maxMembers.
+	Members [5][]string
 }
 
 // Timeline is which functions each cycle selected: Rows × Cycles.
@@ -161,6 +166,9 @@ type Timeline struct {
 	Cycles []int    // cycle numbers, oldest first
 	Rows   []string // functions selected at least once
 	Cells  [][]bool // Cells[row][cycle]
+	// More is how many more functions some cycle selected: Rows holds the
+	// maxTimelineRows selected most often.
+	More int
 }
 
 // Modes is the rules that set probe modes.

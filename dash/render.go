@@ -71,13 +71,28 @@ var funcs = template.FuncMap{
 		q.Sort = key
 		return template.HTML(fmt.Sprintf(`<a href="%s#functions">%s</a>`, template.HTMLEscapeString(queryURL(q)), template.HTMLEscapeString(label)))
 	},
-	"allLink":   func(v *View) string { q := v.Q; q.All = true; return queryURL(q) + "#functions" },
-	"traceLink": func(v *View, id uint64) string { q := v.Q; q.Trace = id; return queryURL(q) + "#traces" },
-	"hist":      histogram,
-	"spark":     sparkline,
-	"partbar":   partitionBar,
-	"timeline":  timelineGrid,
-	"flame":     flameGraph,
+	"allLink": func(v *View) string { q := v.Q; q.All = true; return queryURL(q) + "#functions" },
+	"groupLink": func(v *View, criterion string, li int) string {
+		q := v.Q
+		q.Group, q.All = groupKey(criterion, li), false
+		return queryURL(q) + "#functions"
+	},
+	"ungroupLink": func(v *View) string { q := v.Q; q.Group = ""; return queryURL(q) + "#functions" },
+	// first and more split a list the page bounds: its first n, and how
+	// many it leaves out.
+	"first":      func(n int, l []string) []string { return l[:min(n, len(l))] },
+	"more":       func(n int, l []string) uint64 { return uint64(max(len(l)-n, 0)) },
+	"uint":       func(n int) uint64 { return uint64(n) },
+	"maxMembers": func() int { return maxMembers },
+	"maxListed":  func() int { return maxListed },
+	"maxChanges": func() int { return maxChanges },
+	"clip":       clip,
+	"traceLink":  func(v *View, id uint64) string { q := v.Q; q.Trace = id; return queryURL(q) + "#traces" },
+	"hist":       histogram,
+	"spark":      sparkline,
+	"partbar":    partitionBar,
+	"timeline":   timelineGrid,
+	"flame":      flameGraph,
 	"hasMembers": func(p Partition) bool {
 		for _, m := range p.Members {
 			if len(m) > 0 {
@@ -104,6 +119,9 @@ func queryURL(q Query) string {
 	if q.Trace != 0 {
 		v.Set("trace", strconv.FormatUint(q.Trace, 10))
 	}
+	if q.Group != "" {
+		v.Set("group", q.Group)
+	}
 	if len(v) == 0 {
 		return "/"
 	}
@@ -112,7 +130,7 @@ func queryURL(q Query) string {
 
 // parseQuery reads a Query from the page's URL; unknown values are ignored.
 func parseQuery(v url.Values) Query {
-	q := Query{Sort: v.Get("sort"), All: v.Get("all") == "1"}
+	q := Query{Sort: v.Get("sort"), All: v.Get("all") == "1", Group: v.Get("group")}
 	if _, ok := sortKeys[q.Sort]; !ok {
 		q.Sort = ""
 	}

@@ -32,8 +32,23 @@ type Source interface {
 // Query is what the page's URL asks for.
 type Query struct {
 	Sort  string // the functions' order: total (default), calls, mean, p99, errors, name
-	All   bool   // every function, not the top ones
+	All   bool   // every function, not the top ones (at most maxAllRows)
 	Trace uint64 // the call tree to draw; 0: the slowest
+	// Group filters the functions to a group of the analyzer's evaluation
+	// of a trace (groupKey: "criterion:level"); "" or unknown: none.
+	Group string
+}
+
+// groupKey names group li (an index of levelNames) of criterion.
+func groupKey(criterion string, li int) string { return criterion + ":" + levelNames[li] }
+
+// splitGroupKey is groupKey's inverse (li 0 for an unknown level).
+func splitGroupKey(k string) (criterion string, li int) {
+	i := strings.LastIndexByte(k, ':')
+	if i < 0 {
+		return k, 0
+	}
+	return k[:i], max(slices.Index(levelNames[:], k[i+1:]), 0)
 }
 
 // Action is a change asked from the page. Every kind is one or two calls of
@@ -48,8 +63,26 @@ type Action struct {
 	Enabled string // analysis: on, off
 }
 
-// topRows is how many functions the table lists unless asked for all.
-const topRows = 25
+// What one page lists at most, whatever the number of functions (a trace of
+// 20,000 functions of long names made a page of hundreds of megabytes when
+// the analyzer's groups listed them all):
+const (
+	// topRows is how many functions the table lists unless asked for all,
+	// and maxAllRows how many it lists when asked.
+	topRows    = 25
+	maxAllRows = 200
+	// maxMembers is how many functions a group of the analyzer lists (the
+	// rest: a link to the table filtered to the group).
+	maxMembers = 20
+	// maxListed is how many functions a cycle's selection lists, and
+	// maxChanges how many of its additions and of its removals the history
+	// of cycles lists (their short names, clipped).
+	maxListed  = 50
+	maxChanges = 5
+	// maxTimelineRows is how many functions the selections' timeline
+	// shows: those selected most often.
+	maxTimelineRows = 30
+)
 
 // sortKeys are the orders of the functions table.
 var sortKeys = map[string]func(a, b *FuncRow) int{
@@ -81,8 +114,11 @@ func sortRows(rows []FuncRow, q Query) ([]FuncRow, string, bool) {
 		return cmp.Or(by(&a, &b), strings.Compare(a.Signature, b.Signature))
 	})
 	all := q.All || len(rows) <= topRows
-	if !all {
+	switch {
+	case !all:
 		rows = rows[:topRows]
+	case len(rows) > maxAllRows:
+		rows = rows[:maxAllRows]
 	}
 	return rows, key, all
 }

@@ -179,7 +179,7 @@ func timelineGrid(t Timeline) template.HTML {
 				cls, state = "cell-on", "selected"
 			}
 			fmt.Fprintf(&b, `<rect class="%s" x="%s" y="%s" width="%d" height="%d"><title>cycle %d: %s %s</title></rect>`,
-				cls, f1(labelW+float64(c)*(cell+gap)), f1(y), int(cell), int(cell), t.Cycles[c], svgText(shortName(sig)), state)
+				cls, f1(labelW+float64(c)*(cell+gap)), f1(y), int(cell), int(cell), t.Cycles[c], svgText(clip(shortName(sig), 40)), state)
 		}
 	}
 	b.WriteString(`</svg>`)

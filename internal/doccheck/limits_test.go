@@ -271,6 +271,11 @@ var limitConstants = map[string]string{
 	"dash.maxForm":                            "page",
 	"dash.maxNodes":                           "page",
 	"dash.maxSeries":                          "page",
+	"dash.maxAllRows":                         "page",
+	"dash.maxMembers":                         "page",
+	"dash.maxListed":                          "page",
+	"dash.maxChanges":                         "page",
+	"dash.maxTimelineRows":                    "page",
 
 	"runtime/monitor/analyzer.minSampling": "behaviour: the budget controller's floor, docs/analysis.md",
 	"runtime/monitor/analyzer.maxMarks":    "internal: mode changes remembered per analysis window",
