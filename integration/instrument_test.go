@@ -527,3 +527,121 @@ func TestPhase1WithinBudget(t *testing.T) {
 		t.Errorf("%d calls, counted %d (%d timed): the count must estimate every call", calls, count, timed)
 	}
 }
+
+// returnsFiles has functions whose returns the rewriter rewrites in the ways
+// that can go wrong: a short variable declaration at the top of the body that
+// assigns a named result (r, w := ...), which a block around the body would
+// turn into a new variable; a named result shadowed in an inner block; bare
+// returns; each with and without a defer of its own.
+var returnsFiles = map[string]string{
+	"tigris.yaml": "version: 1\nmonitor:\n  include: [\"within(example.com/itest/ret)\"]\n  small: probe\n",
+	"ret/ret.go": `package ret
+
+import (
+	"errors"
+	"unicode/utf8"
+)
+
+var errShort = errors.New("short")
+
+//go:noinline
+func NextDefer(s string, i int) (r rune) {
+	defer func() {}()
+	if i >= len(s) {
+		return -1
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	if w == 0 {
+		return -2
+	}
+	return
+}
+
+//go:noinline
+func Next(s string, i int) (r rune) {
+	if i >= len(s) {
+		return -1
+	}
+	r, w := utf8.DecodeRuneInString(s[i:])
+	if w == 0 {
+		return -2
+	}
+	return
+}
+
+//go:noinline
+func Shadow(n int) (v int, err error) {
+	defer func() {
+		if err != nil {
+			v = -v
+		}
+	}()
+	if n > 0 {
+		v, err := n*2, errShort
+		if v > 4 {
+			return v, err
+		}
+	}
+	v, err = n, nil
+	return
+}
+
+//go:noinline
+func Count(s string) (n int, err error) {
+	for _, c := range s {
+		if c == 'x' {
+			n, err := n, errShort
+			return n, err
+		}
+		n++
+	}
+	return
+}
+`,
+	"main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/itest/ret"
+)
+
+func main() {
+	fmt.Println(ret.NextDefer("é!", 0), ret.NextDefer("", 0), ret.Next("é!", 0), ret.Next("", 0))
+	for _, n := range []int{-1, 1, 3} {
+		v, err := ret.Shadow(n)
+		fmt.Println(v, err)
+	}
+	for _, s := range []string{"abc", "abxc"} {
+		n, err := ret.Count(s)
+		fmt.Println(n, err)
+	}
+}
+`,
+}
+
+// TestReturnsKeepResults: the rewritten returns give the plain build's
+// results, whichever probe form and mode (monitor.panics: all forces the
+// deferred exit on every function).
+func TestReturnsKeepResults(t *testing.T) {
+	dir := itest.NewModule(t, returnsFiles)
+	plainExe := filepath.Join(dir, "plain"+itest.ExeSuffix())
+	itest.Go(t, dir, nil, "build", "-o", plainExe, ".")
+	want := itest.RunProgram(t, plainExe)
+	allCfg := filepath.Join(dir, "all.yaml")
+	itest.WriteFile(t, allCfg, strings.Replace(returnsFiles["tigris.yaml"], "monitor:\n", "monitor:\n  panics: all\n", 1))
+	for _, cfg := range []string{"", allCfg} {
+		exe := filepath.Join(dir, "inst"+itest.ExeSuffix())
+		args := []string{"go", "build", "-o", exe, "."}
+		if cfg != "" {
+			args = append([]string{"--config", cfg}, args...)
+		}
+		itest.Tigris(t, dir, nil, args...)
+		for _, mode := range []string{"off", "coarse", "fine"} {
+			got := itest.RunProgram(t, exe, "TIGRIS_MODE="+mode, "TIGRIS_OUT="+filepath.Join(dir, "t.tgr"))
+			if got != want {
+				t.Errorf("config %q, mode %s: output\n%s\nwant the plain build's\n%s", cfg, mode, got, want)
+			}
+		}
+	}
+}

@@ -412,7 +412,7 @@ func (pj *packageJob) probe(c candidate) (prologue, end string) {
 		return "var __tgc *" + alias + ".Call; " + start + "__tgc = &__tg };", end
 	}
 	prologue = start + "defer " + pj.exitCall(sig, names) + " };"
-	if len(rets) > 0 && !shadowed {
+	if len(rets) > 0 && !shadowed && !redeclaresOuter(c.fd) {
 		// One return, so the compiler keeps its open-coded defers.
 		pj.returnsThrough(c.file, names, rets, "goto "+labelRet)
 		prologue += " {"
@@ -480,6 +480,35 @@ func (pj *packageJob) resultShadowed(fd *ast.FuncDecl, names []string, rets []*a
 		for name, obj := range results {
 			if _, found := inner.LookupParent(name, r.Pos()); found != obj {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// redeclaresOuter reports whether a statement at the top level of fd's body
+// is a short variable declaration that assigns a receiver, parameter or
+// result (r, w := f() with r a named result): inside the block the single
+// return wraps the body in, it would declare a new variable instead, and the
+// function would return the outer one.
+func redeclaresOuter(fd *ast.FuncDecl) bool {
+	outer := map[string]bool{}
+	for _, fl := range []*ast.FieldList{fd.Recv, fd.Type.Params, fd.Type.Results} {
+		if fl == nil {
+			continue
+		}
+		for _, f := range fl.List {
+			for _, id := range f.Names {
+				outer[id.Name] = true
+			}
+		}
+	}
+	for _, st := range fd.Body.List {
+		if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.DEFINE {
+			for _, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok && outer[id.Name] {
+					return true
+				}
 			}
 		}
 	}
