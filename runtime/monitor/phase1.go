@@ -23,9 +23,11 @@ import (
 // maxTimedOneIn bounds N: a probe still times one call in 1024.
 const maxTimedOneIn = 1024
 
-// phase1First and phase1Every are when the timer first looks, and then how
-// often: early, since a program's hot functions are hot from the start.
-var phase1First, phase1Every = time.Second, 10 * time.Second
+// phase1Looks are when the timer looks first (after 100 ms: a program's hot
+// functions are hot from the start, and short-lived programs and benchmarks
+// should not pay every call's timing for long), then after a second; then it
+// looks every phase1Every.
+var phase1Looks, phase1Every = []time.Duration{100 * time.Millisecond, time.Second}, 10 * time.Second
 
 // phase1MinCalls is how many timed calls of a window a decision needs.
 const phase1MinCalls = 64
@@ -39,6 +41,7 @@ var phase1 struct {
 	mu    sync.Mutex
 	why   map[*Probe]string
 	timer *time.Timer
+	looks int // looks done
 }
 
 // startPhase1 starts the timer once, with registry.mu held.
@@ -46,7 +49,7 @@ func startPhase1() {
 	phase1.once.Do(func() {
 		phase1.last = map[*Probe]totals{}
 		phase1.why = map[*Probe]string{}
-		phase1.timer = time.AfterFunc(phase1First, phase1Tick)
+		phase1.timer = time.AfterFunc(phase1Looks[0], phase1Tick)
 	})
 }
 
@@ -73,7 +76,12 @@ func phase1Tick() {
 		phase1.why[p] = why
 		phase1.mu.Unlock()
 	}
-	phase1.timer.Reset(phase1Every)
+	phase1.looks++
+	next := phase1Every
+	if phase1.looks < len(phase1Looks) {
+		next = phase1Looks[phase1.looks] - phase1Looks[phase1.looks-1]
+	}
+	phase1.timer.Reset(next)
 }
 
 // phase1Timing returns N for a probe whose calls of the last window are w

@@ -12,6 +12,7 @@ monitor:
   mode: coarse
   inlinable: probe   # the tests watch small functions too
   small: probe
+  coarse-budget: 0%  # exact counts: every coarse call timed
 `
 
 // ShopFiles is a program exercising the shapes the rewriter must keep intact:
