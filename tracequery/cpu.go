@@ -3,6 +3,8 @@ package tracequery
 import (
 	"fmt"
 	"time"
+
+	"github.com/tigrisgo/tigris/runtime/query/engine"
 )
 
 // DefaultMaxCPU is the CPU time tigris query lets one query take
@@ -35,7 +37,7 @@ type cpuBound struct {
 func newCPUBound(max time.Duration) *cpuBound {
 	b := &cpuBound{max: max}
 	if max > 0 {
-		b.start = cpuTime()
+		b.start = engine.CPUTime()
 	}
 	return b
 }
@@ -54,14 +56,9 @@ func (b *cpuBound) over() bool {
 		return false
 	}
 	b.next = now.Add(cpuCheckEvery)
-	if used := cpuTime() - b.start; used > b.max {
+	if used := engine.CPUTime() - b.start; used > b.max {
 		b.err = &CPUError{Used: used, Max: b.max}
 		return true
 	}
 	return false
 }
-
-// started is when the process started, for wallTime.
-var started = time.Now()
-
-func wallTime() time.Duration { return time.Since(started) }

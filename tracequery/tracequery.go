@@ -28,8 +28,7 @@ type Options struct {
 	Limits engine.Limits
 	// MaxCPU bounds the CPU time of the query: the process's, from Run's
 	// start (compiling, planning, reading the files, running), read every
-	// 20 ms of wall time, and, where the system does not tell it, the wall
-	// time. Beyond it Run stops with a *CPUError. 0: no bound; tigris
+	// 20 ms of wall time (engine.CPUTime). Beyond it Run stops with a *CPUError. 0: no bound; tigris
 	// query's default is DefaultMaxCPU.
 	MaxCPU time.Duration
 }

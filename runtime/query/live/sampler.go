@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/query"
+	"github.com/tigrisgo/tigris/runtime/query/engine"
 )
 
 // A sampler reads one runtime stream. Streams that report what happened in
@@ -38,7 +39,6 @@ const (
 	mGCCycles    = "/gc/cycles/total:gc-cycles"
 	mGCPauses    = "/sched/pauses/total/gc:seconds" // Go 1.22
 	mGCPausesOld = "/gc/pauses:seconds"
-	mCPUTotal    = "/cpu/classes/total:cpu-seconds"
 )
 
 var known = sync.OnceValue(func() map[string]bool {
@@ -92,7 +92,7 @@ func (s *sampler) read(now time.Time) []query.Value {
 	}
 	switch s.stream {
 	case query.CPU:
-		cpu := cpuTime()
+		cpu := engine.CPUTime()
 		wall := now.Sub(s.prevAt)
 		procs := runtime.GOMAXPROCS(0)
 		busy := 0.0
@@ -147,18 +147,4 @@ func (s *sampler) pauses(sample metrics.Sample) (total, longest time.Duration) {
 	}
 	s.prevGC.pauses = append(prev[:0:0], h.Counts...)
 	return total, longest
-}
-
-// metricsCPUTime is the runtime's estimate of the process's CPU time, for
-// systems without getrusage.
-func metricsCPUTime() time.Duration {
-	if !known()[mCPUTotal] {
-		return 0
-	}
-	s := []metrics.Sample{{Name: mCPUTotal}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindFloat64 {
-		return 0
-	}
-	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }

@@ -1,17 +1,16 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package tracequery
+package engine
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
+func processCPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return wallTime()
+		return runtimeCPUTime()
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
