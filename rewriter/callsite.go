@@ -50,7 +50,7 @@ func (pj *packageJob) callSite(i int, st ast.Stmt, caller *signatureLit) {
 	if call == nil {
 		return
 	}
-	callee := pj.callee(call)
+	callee := calleeOf(call, pj.info)
 	if callee == nil || callee.Pkg() == nil {
 		return // builtins, conversions, function values
 	}
@@ -81,8 +81,8 @@ func (pj *packageJob) callSite(i int, st ast.Stmt, caller *signatureLit) {
 		edit{off: pj.off(st.End()), text: fmt.Sprintf("; if %s.On() { %s.Exit(%s) }", v, v, errArg)})
 }
 
-// callee resolves the function or method a call statically names, or nil.
-func (pj *packageJob) callee(call *ast.CallExpr) *types.Func {
+// calleeOf resolves the function or method a call statically names, or nil.
+func calleeOf(call *ast.CallExpr, info *types.Info) *types.Func {
 	fun := ast.Unparen(call.Fun)
 	switch f := fun.(type) {
 	case *ast.IndexExpr: // explicit instantiation F[T](x)
@@ -95,7 +95,7 @@ func (pj *packageJob) callee(call *ast.CallExpr) *types.Func {
 	case *ast.Ident:
 		id = f
 	case *ast.SelectorExpr:
-		if sel, ok := pj.info.Selections[f]; ok {
+		if sel, ok := info.Selections[f]; ok {
 			if sel.Kind() != types.MethodVal {
 				return nil // a method expression or a field of func type
 			}
@@ -109,7 +109,7 @@ func (pj *packageJob) callee(call *ast.CallExpr) *types.Func {
 	default:
 		return nil
 	}
-	fn, _ := pj.info.Uses[id].(*types.Func)
+	fn, _ := info.Uses[id].(*types.Func)
 	if fn != nil {
 		fn = fn.Origin()
 	}

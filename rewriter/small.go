@@ -50,9 +50,9 @@ func smallBody(fd *ast.FuncDecl, size int, info *types.Info, fset *token.FileSet
 			if cheapCall(n, info) {
 				break
 			}
-			callee := calledFunc(n, info)
+			// decl knows the functions of this package only.
 			d := (*ast.FuncDecl)(nil)
-			if callee != nil && callee.Pkg() != nil && info.Defs[fd.Name] != nil && callee.Pkg() == info.Defs[fd.Name].Pkg() {
+			if callee := calleeOf(n, info); callee != nil {
 				d = decl(callee)
 			}
 			if d == nil || !inlinedAt(fset.Position(n.Lparen)) || !callsNothing(d, info) {
@@ -78,28 +78,6 @@ func callsNothing(fd *ast.FuncDecl, info *types.Info) bool {
 		return none
 	})
 	return none
-}
-
-// calledFunc is the function or method call statically calls, or nil.
-func calledFunc(call *ast.CallExpr, info *types.Info) *types.Func {
-	var id *ast.Ident
-	switch f := ast.Unparen(call.Fun).(type) {
-	case *ast.Ident:
-		id = f
-	case *ast.SelectorExpr:
-		id = f.Sel
-	case *ast.IndexExpr:
-		return calledFunc(&ast.CallExpr{Fun: f.X}, info)
-	case *ast.IndexListExpr:
-		return calledFunc(&ast.CallExpr{Fun: f.X}, info)
-	default:
-		return nil
-	}
-	fn, _ := info.Uses[id].(*types.Func)
-	if fn != nil {
-		fn = fn.Origin()
-	}
-	return fn
 }
 
 // cheapCall reports whether call is a conversion or a call of a builtin.
