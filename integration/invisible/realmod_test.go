@@ -73,7 +73,7 @@ func runRealModule(t *testing.T, m realModule) {
 	itest.RequireGo(t)
 	dir := copyModule(t, m)
 	readonly := []string{"GOFLAGS=-mod=readonly"}
-	line, versions := goDirective(t, dir), moduleVersions(t, dir)
+	line, versions := itest.GoLine(t, dir), moduleVersions(t, dir)
 
 	plain, plainOut := testVerdicts(t, dir, readonly, itest.GoExe, "test")
 	tigrisInit(t, dir, line)

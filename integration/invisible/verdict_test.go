@@ -3,7 +3,6 @@ package invisible
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,7 +47,7 @@ func tigrisInit(t *testing.T, dir, before string) bool {
 	if want == "" {
 		want = setup.ImpliedGoLine
 	}
-	if got := goDirective(t, dir); got != want {
+	if got := itest.GoLine(t, dir); got != want {
 		t.Errorf("the go line is %q after tigris init and go mod tidy; it was %q", got, before)
 		return false
 	}
@@ -89,19 +88,6 @@ func Sum(xs []int) int {
 	return s
 }
 `
-}
-
-func goDirective(t *testing.T, dir string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^go ([0-9.]+)`).FindSubmatch(data)
-	if m == nil {
-		return ""
-	}
-	return string(m[1])
 }
 
 // sameVerdict runs the module's tests plain and through tigris with every
@@ -181,11 +167,11 @@ func TestOldGoLine(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			dir := initModule(t, line, oldGoLineFiles)
-			before := goDirective(t, dir)
+			before := itest.GoLine(t, dir)
 			if n := sameVerdict(t, dir, nil, "./...")["Sum"]; n == 0 {
 				t.Error("Sum recorded no call: the fixture's package kept no probe")
 			}
-			if got := goDirective(t, dir); got != before {
+			if got := itest.GoLine(t, dir); got != before {
 				t.Errorf("go line %s after the instrumented test; want %s", got, before)
 			}
 		})

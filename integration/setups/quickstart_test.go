@@ -45,7 +45,7 @@ func TestQuickStart(t *testing.T) {
 	lines := quickStartLines(t, string(readme))
 
 	module := itest.CopyModule(t, nil, quickStartProgram, quickStartVersion)
-	goLine := goLineOf(t, module)
+	goLine := itest.GoLine(t, module)
 	fresh := t.TempDir()
 	gopath := filepath.Join(fresh, "gopath")
 	env := []string{
@@ -91,7 +91,7 @@ func TestQuickStart(t *testing.T) {
 	if runCode != plainCode || runOut != plainOut {
 		t.Errorf("%q: exit %d with output\n%s\nthe plain build: exit %d with output\n%s", run, runCode, runOut, plainCode, plainOut)
 	}
-	if got := goLineOf(t, module); got != goLine {
+	if got := itest.GoLine(t, module); got != goLine {
 		t.Errorf("the Quick start moved the go line from %s to %s", goLine, got)
 	}
 	traces, _ := filepath.Glob(filepath.Join(module, "tigris-out", "*.tgr"))
@@ -134,19 +134,4 @@ func quickStartLines(t *testing.T, readme string) []string {
 		t.Fatalf("the Quick start does not begin with %q:\n%s", installPrefix, block)
 	}
 	return lines
-}
-
-// goLineOf returns the go line of the module in dir.
-func goLineOf(t *testing.T, dir string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "go "); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

@@ -359,3 +359,18 @@ func CopyModule(t *testing.T, env []string, path, version string) string {
 	}
 	return dir
 }
+
+// GoLine returns the go line of the module in dir, "" when it has none.
+func GoLine(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "go "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
