@@ -31,9 +31,17 @@ type group struct {
 	aggs   []aggState
 }
 
-// groupSet is the groups of one window.
+// groupSet is the groups of one window, and the bytes they hold
+// (memory.go).
 type groupSet struct {
 	groups map[string]*group
+	bytes  int64
+}
+
+// grow counts n more bytes held by gs.
+func (gs *groupSet) grow(a *aggregator, n int64) {
+	gs.bytes += n
+	a.ctl.grow(n)
 }
 
 func (gs *groupSet) get(a *aggregator, e *env, key []query.Value, k string) *group {
@@ -46,12 +54,15 @@ func (gs *groupSet) get(a *aggregator, e *env, key []query.Value, k string) *gro
 		return nil
 	}
 	g = &group{key: append([]query.Value(nil), key...), aggs: make([]aggState, len(a.q.Aggs))}
+	n := groupBytes + mapEntryBytes + int64(len(k)) + valsBytes(g.key) + int64(cap(g.aggs))*aggBytes
 	for i := range e.tup {
 		if e.tup[i] != nil {
 			g.rep[i], g.hasRep[i] = copyTuple(e.tup[i]), true
+			n += valsBytes(g.rep[i].Vals)
 		}
 	}
 	gs.groups[k] = g
+	gs.grow(a, n)
 	return g
 }
 
@@ -102,7 +113,7 @@ func (a *aggregator) add(e *env, t int64) {
 	k := a.keyText.String()
 	if a.cum != nil {
 		if g := a.cum.get(a, e, key, k); g != nil {
-			a.fold(g, e)
+			a.fold(a.cum, g, e)
 		}
 		return
 	}
@@ -122,9 +133,10 @@ func (a *aggregator) add(e *env, t int64) {
 		if gs == nil {
 			gs = &groupSet{groups: map[string]*group{}}
 			a.windows[s] = gs
+			gs.grow(a, mapEntryBytes)
 		}
 		if g := gs.get(a, e, key, k); g != nil {
-			a.fold(g, e)
+			a.fold(gs, g, e)
 		}
 	}
 }
@@ -153,7 +165,8 @@ func writeKey(b *strings.Builder, v query.Value) {
 	b.WriteByte(';')
 }
 
-func (a *aggregator) fold(g *group, e *env) {
+// fold adds the tuple (pair) in e to group g of gs.
+func (a *aggregator) fold(gs *groupSet, g *group, e *env) {
 	for i, ag := range a.q.Aggs {
 		s := &g.aggs[i]
 		if ag.Arg == nil { // count(*)
@@ -184,8 +197,13 @@ func (a *aggregator) fold(g *group, e *env) {
 		default: // quantiles
 			if s.q == nil {
 				s.q = &quantiles{}
+				gs.grow(a, s.q.bytes())
 			}
+			before := s.q.bytes()
 			s.q.add(v.Num())
+			if d := s.q.bytes() - before; d != 0 {
+				gs.grow(a, d)
+			}
 		}
 	}
 }
@@ -308,6 +326,7 @@ func (a *aggregator) advance(watermark int64, out func(Row)) {
 		if !a.ctl.halt() {
 			a.rows(a.windows[s], s+size, [2]int64{s, s + size}, out)
 		}
+		a.ctl.grow(-a.windows[s].bytes)
 		delete(a.windows, s) // emitted, or abandoned: either way closed
 	}
 	// Every window that ends by the watermark is closed now, whether it had

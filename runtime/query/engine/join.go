@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/query"
 )
@@ -150,6 +151,9 @@ func (j *joiner) keyOf(s int, t *Tuple) (k jkey, ok bool) {
 func (j *joiner) unindex() {
 	j.key = [2]*query.Node{}
 	for s := range j.side {
+		for k, r := range j.side[s].byKey {
+			j.ctl.grow(-keyRingBytes(k, r))
+		}
 		j.side[s].byKey = nil
 	}
 	for i := range j.ents {
@@ -222,16 +226,25 @@ func (j *joiner) add(s int, t *Tuple, pair func(l, r *Tuple)) {
 	}
 	x := j.alloc()
 	j.ents[x] = jentry{t: copyTuple(t), seq: j.seq, key: k, keyed: keyed && j.key[s] != nil}
-	me.all.insert(j.ents, x)
+	grown := valsBytes(j.ents[x].t.Vals) + me.all.insert(j.ents, x)
 	if j.ents[x].keyed {
 		kr := me.byKey[k]
 		if kr == nil {
 			kr = &ring{}
 			me.byKey[k] = kr
+			grown += keyRingBytes(k, kr)
 		}
-		kr.insert(j.ents, x)
+		grown += kr.insert(j.ents, x)
 	}
+	j.ctl.grow(grown)
 }
+
+// keyRingBytes is what the index holds for key k besides r's buffer.
+func keyRingBytes(k jkey, r *ring) int64 {
+	return mapEntryBytes + int64(len(k.s)) + ringBytes + 4*int64(cap(r.buf))
+}
+
+var ringBytes = int64(unsafe.Sizeof(ring{}))
 
 func (j *joiner) alloc() int32 {
 	j.seq++
@@ -240,7 +253,11 @@ func (j *joiner) alloc() int32 {
 		j.free = j.free[:n-1]
 		return x
 	}
+	before := cap(j.ents)
 	j.ents = append(j.ents, jentry{})
+	if c := cap(j.ents); c != before {
+		j.ctl.grow(int64(c-before) * entryBytes)
+	}
 	return int32(len(j.ents) - 1)
 }
 
@@ -253,11 +270,15 @@ func (j *joiner) drop(s int) {
 		kr := sd.byKey[e.key]
 		kr.pop() // the oldest of the side is the oldest of its key
 		if kr.len() == 0 {
+			j.ctl.grow(-keyRingBytes(e.key, kr))
 			delete(sd.byKey, e.key)
 		}
 	}
+	freed := valsBytes(e.t.Vals)
 	*e = jentry{}
+	before := cap(j.free)
 	j.free = append(j.free, x)
+	j.ctl.grow(4*int64(cap(j.free)-before) - freed)
 }
 
 // evict forgets the tuples no later tuple can pair with: a later tuple's
@@ -269,6 +290,17 @@ func (j *joiner) evict(watermark int64) {
 		for a.len() > 0 && add(j.ents[a.idx[0]].t.Time, j.within) < watermark {
 			j.drop(s)
 		}
+	}
+	if j.side[0].all.len() == 0 && j.side[1].all.len() == 0 && cap(j.ents) > 0 {
+		// Both sides are empty: the buffers go, so that what a join holds
+		// follows what it keeps, not the most it ever kept.
+		n := int64(cap(j.ents))*entryBytes + 4*int64(cap(j.free))
+		for s := range j.side {
+			n += 4 * int64(cap(j.side[s].all.buf))
+			j.side[s].all = ring{}
+		}
+		j.ents, j.free = nil, nil
+		j.ctl.grow(-n)
 	}
 }
 
@@ -292,8 +324,8 @@ func (r *ring) pop() int32 {
 }
 
 // insert puts entry x after every entry of its time or older: at the end,
-// unless it came out of order.
-func (r *ring) insert(ents []jentry, x int32) {
+// unless it came out of order. It returns the bytes its buffer grew by.
+func (r *ring) insert(ents []jentry, x int32) (grown int64) {
 	t := ents[x].t.Time
 	n := len(r.idx)
 	// The first position whose time is after t, searched from the end.
@@ -316,6 +348,7 @@ func (r *ring) insert(ents []jentry, x int32) {
 		} else {
 			nb = make([]int32, size)
 			copy(nb, r.idx)
+			grown = 4 * int64(size-cap(r.buf))
 		}
 		r.buf = nb
 		r.idx = nb[:n:size]
@@ -323,6 +356,7 @@ func (r *ring) insert(ents []jentry, x int32) {
 	r.idx = append(r.idx, 0)
 	copy(r.idx[pos+1:], r.idx[pos:n])
 	r.idx[pos] = x
+	return grown
 }
 
 // first is the index of the first entry whose time is lo or later

@@ -288,3 +288,28 @@ func TestJoinEstimateRefusesSelfJoin(t *testing.T) {
 		t.Fatalf("%+v\n%s", p.Joins, p.Explain())
 	}
 }
+
+// TestShortenJoins: a join whose window is cut pairs only tuples that close
+// from then on, down to MinJoinWindow, and says what window is in force.
+func TestShortenJoins(t *testing.T) {
+	p := plan(t, "SELECT count(*) FROM calls a WINDOW JOIN calls b WINDOW 1s a FOLLOWED BY b WHERE a.name = 'Find' AND b.name = 'Save'", Limits{})
+	r := NewRunner(p, func(Row) {})
+	if w, ok := r.ShortenJoins(4); !ok || w != 250*time.Millisecond {
+		t.Fatalf("ShortenJoins(4) = %v, %v; want 250ms, true", w, ok)
+	}
+	r.Push(0, callAt(shop[0], 0, 0, 0))
+	r.Push(1, callAt(shop[1], 200, 0, 0)) // within 250ms: a pair
+	r.Push(1, callAt(shop[1], 400, 0, 0)) // not any more
+	if got := r.Stats().JoinPairs; got != 1 {
+		t.Errorf("%d pairs; want 1", got)
+	}
+	for i := 0; i < 10; i++ {
+		r.ShortenJoins(4)
+	}
+	if w, ok := r.ShortenJoins(2); ok || w != MinJoinWindow {
+		t.Errorf("at the floor: %v, %v; want %v, false", w, ok, MinJoinWindow)
+	}
+	if w, ok := NewRunner(plan(t, "SELECT count(*) FROM calls", Limits{}), func(Row) {}).ShortenJoins(2); ok || w != 0 {
+		t.Errorf("no join: %v, %v", w, ok)
+	}
+}

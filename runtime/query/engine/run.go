@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"time"
 
 	"github.com/tigrisgo/tigris/runtime/query"
 )
@@ -28,6 +29,11 @@ type Stats struct {
 	// JoinPairs counts the pairs a window join made (before WHERE): what
 	// Plan.JoinPairs estimates per second.
 	JoinPairs uint64 `json:"joinPairs,omitempty"`
+	// Memory is the bytes the runner holds now in its join buffers and
+	// group tables, counted as they are allocated and freed (memory.go);
+	// MemoryPeak the most it held.
+	Memory     int64 `json:"memory"`
+	MemoryPeak int64 `json:"memoryPeak"`
 }
 
 // pipeline runs one SELECT or trigger: its join, WHERE, grouping and
@@ -232,4 +238,51 @@ func (r *Runner) Finish(now int64) {
 func (r *Runner) Done() bool { return r.root.done() }
 
 // Stats returns what the runner counted so far.
-func (r *Runner) Stats() Stats { return r.stats }
+func (r *Runner) Stats() Stats {
+	st := r.stats
+	st.Memory, st.MemoryPeak = r.ctl.mem, r.ctl.peak
+	return st
+}
+
+// MinJoinWindow is the shortest a join's window is cut to by ShortenJoins.
+const MinJoinWindow = 10 * time.Millisecond
+
+// ShortenJoins divides the window of every window join of the plan by
+// factor (at least 2), to no less than MinJoinWindow (nor, for a shorter
+// window, than as written): a tuple then pairs only with the partners that
+// close, and the buffers forget the older ones at the next Advance. It
+// returns the longest window now in force and whether any was shortened;
+// 0 and false when the plan has no join. Pairs of times farther apart are
+// no longer made: a caller that sheds load this way says so.
+func (r *Runner) ShortenJoins(factor int64) (time.Duration, bool) {
+	if factor < 2 {
+		factor = 2
+	}
+	var longest int64
+	changed := false
+	var walk func(p *pipeline)
+	walk = func(p *pipeline) {
+		for _, c := range p.children {
+			walk(c)
+		}
+		j := p.join
+		if j == nil {
+			return
+		}
+		floor := int64(MinJoinWindow)
+		if w := int64(p.q.Join.Within); w < floor {
+			floor = w
+		}
+		if w := j.within / factor; j.within > floor {
+			if w < floor {
+				w = floor
+			}
+			j.within, changed = w, true
+		}
+		if j.within > longest {
+			longest = j.within
+		}
+	}
+	walk(r.root)
+	return time.Duration(longest), changed
+}

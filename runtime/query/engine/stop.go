@@ -15,6 +15,9 @@ type control struct {
 	stop  func() bool
 	steps uint32
 	stats *Stats
+	// mem is the bytes the runner holds now, peak the most it held
+	// (memory.go).
+	mem, peak int64
 }
 
 // halt counts a step and says whether to abandon the work under way.
