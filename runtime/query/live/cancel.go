@@ -83,13 +83,15 @@ func (q *Query) awaitStop() {
 // final is a stopped query's last step, within finalWork: half to drain and
 // process what its taps hold, half to emit its open windows.
 func (l *loop) final(now time.Time) {
-	within := func(d time.Duration) func() bool {
-		deadline := time.Now().Add(d)
-		return func() bool { return time.Now().After(deadline) }
-	}
 	l.halt = within(finalWork / 2)
 	l.runner.SetStop(l.halt)
 	l.step(now)
 	l.runner.SetStop(within(finalWork / 2))
 	l.runner.Finish(now.UnixNano())
+}
+
+// within is a stop function that says true once d has passed.
+func within(d time.Duration) func() bool {
+	deadline := time.Now().Add(d)
+	return func() bool { return time.Now().After(deadline) }
 }

@@ -18,7 +18,7 @@ type catalog struct {
 }
 
 func (c *catalog) Probes() []*engine.Probe { return c.probes }
-func (c *catalog) Costs() engine.Costs     { return measuredCosts() }
+func (c *catalog) Costs() engine.Costs     { return measured().costs }
 
 // readCatalog describes every probe with its statistics so far: the rate is
 // the calls since the program started over its uptime, unknown (-1) for a
@@ -48,17 +48,24 @@ func readCatalog() *catalog {
 	return c
 }
 
-// measuredCosts are the program's own probe costs (measured once, about 5 ms
+// measured are the program's own probe costs (measured once, about 5 ms
 // on the first query's goroutine) and what a query spends on a tuple and a
 // sampler reading.
-var measuredCosts = sync.OnceValue(func() engine.Costs {
+// tapNs is what a query's tap adds to a call it delivers, the part of
+// TupleNs paid on the program's goroutines (budget.go counts it).
+var measured = sync.OnceValue(func() (m struct {
+	costs engine.Costs
+	tapNs float64
+}) {
 	fc := monitor.MeasureFineCost()
-	return engine.Costs{
+	m.costs = engine.Costs{
 		CoarseNs: fc.CoarseNs,
 		FineNs:   fc.CallNs,
 		TupleNs:  fc.TapNs + measureTuple(),
 		SampleNs: measureSample(),
 	}
+	m.tapNs = fc.TapNs
+	return m
 })
 
 // measureTuple times the engine on a typical tuple: a WHERE on duration and

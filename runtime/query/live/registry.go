@@ -3,6 +3,7 @@ package live
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,8 +18,12 @@ import (
 type Options struct {
 	// MaxQueries is how many queries and triggers may run at once.
 	MaxQueries int
-	// Limits bound each plan: probes acquired and estimated CPU.
+	// Limits bound each plan: probes acquired and estimated CPU. Budget
+	// also bounds the CPU the running queries measurably use (budget.go).
 	Limits engine.Limits
+	// MaxMemory is the most the running queries' windows, join buffers and
+	// group tables may hold together, in bytes (budget.go).
+	MaxMemory int64
 	// Queue is each calls source's tap queue, in calls; a fuller queue drops
 	// calls and counts them (Info.Lost).
 	Queue int
@@ -48,6 +53,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Limits == (engine.Limits{}) {
 		o.Limits = engine.Limits{MaxProbes: DefaultMaxProbes, Budget: DefaultBudget}
+	}
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = DefaultMaxMemory
 	}
 	if o.Queue <= 0 {
 		o.Queue = DefaultQueue
@@ -230,8 +238,9 @@ func (r *Registry) Post(text string, detach bool) ([]Posted, error) {
 
 // checkBudgetLocked refuses new plans when, with the running queries, their
 // estimated cost passes the budget: queries.budget bounds what all the
-// program's queries cost together. Shared probes are counted once per query
-// that switched them on, so the sum errs high.
+// program's queries cost together. A running query counts the larger of its
+// estimate and what it used in its last second (budget.go). Shared probes
+// are counted once per query that switched them on, so the sum errs high.
 func (r *Registry) checkBudgetLocked(posted []Posted) error {
 	budget := r.opts.Limits.Budget * float64(time.Second)
 	if budget <= 0 {
@@ -239,7 +248,10 @@ func (r *Registry) checkBudgetLocked(posted []Posted) error {
 	}
 	running := 0.0
 	for _, q := range r.running {
-		running += q.plan.CostNs
+		q.mu.Lock()
+		used := q.stats.CPUShare * float64(time.Second)
+		q.mu.Unlock()
+		running += math.Max(q.plan.CostNs, used)
 	}
 	for _, p := range posted {
 		if p.Plan == nil || p.Explain {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -53,6 +54,18 @@ type Stats struct {
 	Fired            uint64 `json:"fired"`
 	Suppressed       uint64 `json:"suppressed"`
 	SnapshotsSkipped uint64 `json:"snapshotsSkipped"`
+	// CPU is the CPU time the query used so far, measured, and CPUShare
+	// its CPU in the last second, a share of one core (budget.go).
+	CPU      time.Duration `json:"cpuNs"`
+	CPUShare float64       `json:"cpuShare"`
+	// SampleOneIn is set while a query over its budget takes one call in N
+	// of its calls sources; Shed counts the calls it left out (sampled, or
+	// dropped when a step was cut). JoinWindow is its join window once cut
+	// (0: as written). Degraded says why it was last degraded.
+	SampleOneIn int           `json:"sampleOneIn,omitempty"`
+	Shed        uint64        `json:"shed,omitempty"`
+	JoinWindow  time.Duration `json:"joinWindowNs,omitempty"`
+	Degraded    string        `json:"degraded,omitempty"`
 }
 
 // Info describes a query for listings.
@@ -161,9 +174,11 @@ type loop struct {
 	// waits twice that long (at most maxLateness) so its window is not
 	// closed without it.
 	delay time.Duration
-	// halt says whether to drop the work in hand: the query is stopping, or
-	// its last step is out of time.
+	// halt says whether to drop the work in hand: the query is stopping,
+	// its last step is out of time, or its step is over its budget.
 	halt func() bool
+	// m measures what the query costs and holds it to its share.
+	m meter
 }
 
 // maxLateness bounds how long a window waits for late tuples.
@@ -219,7 +234,8 @@ func (l *loop) acquire() error {
 		l.q.res.schema(actionSchema)
 	}
 	l.runner = engine.NewRunner(p, l.emit)
-	l.halt = l.q.stopping
+	l.m.init(len(p.Leaves), l.opts.Limits.Budget, l.opts.MaxMemory)
+	l.halt = func() bool { return l.q.stopping() || l.over() }
 	l.runner.SetStop(l.halt)
 	return nil
 }
@@ -255,6 +271,10 @@ func (l *loop) release() {
 }
 
 func (l *loop) run() {
+	// The query's work runs on a thread of its own, whose CPU time is the
+	// query's (budget.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	q := l.q
 	reason := ""
 	var ended time.Time
@@ -290,9 +310,16 @@ func (l *loop) run() {
 			l.publish()
 			return
 		case now := <-tick.C:
-			l.step(now)
+			l.measuredStep(now)
 			if l.runner.Done() {
 				reason, ended = fmt.Sprintf("LIMIT %d reached", q.plan.Query.Limit), now
+				l.publish()
+				return
+			}
+			if why := l.checkBudget(now); why != "" {
+				reason, ended = why, now
+				l.runner.SetStop(within(finalWork / 2))
+				l.runner.Finish(now.UnixNano())
 				l.publish()
 				return
 			}
@@ -308,12 +335,19 @@ func (l *loop) step(now time.Time) {
 			continue
 		}
 		l.buf = t.Drain(l.buf[:0], 0)
+		l.m.drained += uint64(len(l.buf))
 		for k, c := range l.buf {
 			if k%64 == 63 && l.halt() {
-				return // the rest is dropped: the query is ending
+				// The rest is dropped: the query is ending, or its step is
+				// over its budget.
+				l.m.shed += uint64(len(l.buf) - k)
+				return
 			}
 			if d := time.Duration(now.UnixNano() - c.End); d > l.delay {
 				l.delay = d
+			}
+			if !l.m.take(i) {
+				continue
 			}
 			pr := l.cat.byID[c.Probe]
 			if pr == nil {
@@ -365,7 +399,11 @@ func (l *loop) step(now time.Time) {
 
 // publish copies the counters for Info.
 func (l *loop) publish() {
-	st := Stats{Stats: l.runner.Stats()}
+	m := &l.m
+	st := Stats{Stats: l.runner.Stats(), CPU: m.cpu, CPUShare: m.share, Shed: m.shed, JoinWindow: m.joinWindow, Degraded: m.degraded}
+	if m.oneIn > 1 {
+		st.SampleOneIn = m.oneIn
+	}
 	for _, t := range l.taps {
 		if t != nil {
 			st.Lost += t.Lost()
@@ -581,6 +619,6 @@ func (q *Query) WriteStream(ctx context.Context, w io.Writer, from uint64, heart
 func (q *Query) statsJSON() string {
 	in := q.Info()
 	s := in.Stats
-	return fmt.Sprintf(`{"tuples":%d,"rows":%d,"lost":%d,"late":%d,"droppedGroups":%d,"joinDropped":%d,"fired":%d,"suppressed":%d}`,
-		s.Tuples, s.Rows, s.Lost, s.Late, s.DroppedGroups, s.JoinDropped, s.Fired, s.Suppressed)
+	return fmt.Sprintf(`{"tuples":%d,"rows":%d,"lost":%d,"late":%d,"droppedGroups":%d,"joinDropped":%d,"fired":%d,"suppressed":%d,"cpuNs":%d,"memory":%d,"shed":%d,"sampleOneIn":%d,"joinWindowNs":%d}`,
+		s.Tuples, s.Rows, s.Lost, s.Late, s.DroppedGroups, s.JoinDropped, s.Fired, s.Suppressed, s.CPU, s.Memory, s.Shed, s.SampleOneIn, s.JoinWindow)
 }
