@@ -324,9 +324,10 @@ func (o *fileOut) record(r *Record) {
 }
 
 // toNs converts a record's times from ticks to nanoseconds. A link (FlagLink)
-// carries its time in TOut and a goroutine id in TIn (writer.Link.Record).
+// carries its time in TOut and a goroutine id in TIn (writer.Link.Record), a
+// remote parent (FlagRemote) its time in TOut and half a trace id in TIn.
 func (o *fileOut) toNs(r *Record) {
-	if r.Flags&FlagLink != 0 {
+	if r.Flags&(FlagLink|FlagRemote) != 0 {
 		r.TOut = o.cal.ns(r.TOut)
 		return
 	}

@@ -13,7 +13,7 @@ const (
 	// FormatMajor changes when a reader of the previous major version could misread
 	// a file; FormatMinor changes when something is added that older readers skip.
 	FormatMajor = 1
-	FormatMinor = 3 // 1.1: definitions anchored per chunk; 1.2: links; 1.3: the header names the record clock
+	FormatMinor = 4 // 1.1: definitions anchored per chunk; 1.2: links; 1.3: the header names the record clock; 1.4: remote parents
 
 	chunkHeaderLen = 12      // sync marker, payload length, CRC-32C
 	maxChunkLen    = 1 << 20 // largest payload a reader accepts
@@ -41,6 +41,7 @@ const (
 	wireProbe  byte = 0x02
 	wireLoss   byte = 0x03
 	wireLink   byte = 0x04 // since 1.2 (link.go)
+	wireRemote byte = 0x05 // since 1.4 (remote.go)
 
 	evBit      byte = 0x80 // event record
 	evProbe    byte = 0x40 // probe id present (else: same as the previous record)
@@ -192,11 +193,15 @@ func (e *encoder) seal() []byte {
 	return b
 }
 
-// record appends one event record, or the link item of a record with FlagLink.
+// record appends one event record, or the link item of a record with
+// FlagLink, or the remote-parent item of one with FlagRemote.
 func (e *encoder) record(r *Record) {
-	if r.Flags&FlagLink != 0 {
-		l, _ := r.Link()
-		e.link(&l)
+	if r.Flags&(FlagLink|FlagRemote) != 0 {
+		if l, ok := r.Link(); ok {
+			e.link(&l)
+		} else if m, ok := r.Remote(); ok {
+			e.remote(&m)
+		}
 		return
 	}
 	b := e.buf
@@ -388,7 +393,7 @@ func (d *decoder) event(c *cursor, r *Record) {
 		r.Probe = c.uint32v()
 	}
 	if head&evXFlags != 0 {
-		r.Flags = Flags(c.byte1()) &^ FlagLink // a call is never a link
+		r.Flags = Flags(c.byte1()) &^ (FlagLink | FlagRemote) // a call is neither
 	}
 	r.EOI = c.uint32v()
 	r.ESS = c.uint32v()

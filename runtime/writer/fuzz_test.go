@@ -42,6 +42,7 @@ func FuzzPayload(f *testing.F) {
 	f.Add([]byte{wireProbe, 1, 0})
 	f.Add([]byte{wireLoss, 4, 1, 2, 3, 4})
 	f.Add([]byte{wireLink, 8, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add(append([]byte{wireRemote, 28, 1, 2}, make([]byte, 26)...))
 	f.Add([]byte{0xFF, 0xFF, 0xFF})
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		if len(payload) > maxChunkLen {
@@ -99,6 +100,8 @@ func readAllChecked(t *testing.T, r *Reader, data []byte) {
 			}
 		case KindLink:
 			b.AddLink(&it.Link)
+		case KindRemote:
+			b.AddRemote(&it.Remote)
 		case KindHeader, KindProbe, KindLoss:
 		default:
 			t.Fatalf("item of kind %v", it.Kind)

@@ -20,46 +20,57 @@ func TestLinkRoundTrip(t *testing.T) {
 			EOI: math.MaxUint32, ESS: math.MaxUint32, Probe: math.MaxUint32, Time: math.MinInt64},
 		{Trace: 7, GID: 20, Time: math.MaxInt64}, // a link without a known parent position
 	}
+	var items []Record
+	for i := range links {
+		items = append(items, links[i].Record())
+	}
 	for _, wr := range writers {
 		t.Run(wr.name, func(t *testing.T) {
-			opt := testOptions(t)
-			opt.OnFull = Block
-			opt.ChunkBytes = 512
-			w, err := wr.new(opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range testProbes(10) {
-				w.Define(d)
-			}
-			recs := genRecords(rand.New(rand.NewPCG(5, 6)), 300, 10)
-			var want []Record
-			for i := range recs {
-				if i%100 == 50 {
-					lr := links[i/100].Record()
-					w.Write(&lr)
-				}
-				w.Write(&recs[i])
-				want = append(want, recs[i])
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			got := readFile(t, opt.Path)
-			if got.err != nil || len(got.gaps) != 0 {
-				t.Fatalf("err %v, gaps %v", got.err, got.gaps)
-			}
-			sameRecords(t, got.records, want)
-			for _, r := range got.records {
-				if r.Flags&FlagLink != 0 {
-					t.Fatalf("a record was read with FlagLink: %+v", r)
-				}
-			}
+			got := writeAmongRecords(t, wr.new, items)
 			if !slices.Equal(got.links, links) || got.stats.Links != int64(len(links)) {
 				t.Fatalf("links: got %+v (stats %d), want %+v", got.links, got.stats.Links, links)
 			}
 		})
 	}
+}
+
+// writeAmongRecords writes items (links, remote parents) among 300 records
+// through the writer that newOut makes, one every 100 records, reads the
+// file back, and checks that it is whole and that the records are read
+// unchanged, none with the flag of an item.
+func writeAmongRecords(t *testing.T, newOut constructor, items []Record) read {
+	t.Helper()
+	opt := testOptions(t)
+	opt.OnFull = Block
+	opt.ChunkBytes = 512
+	w, err := newOut(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range testProbes(10) {
+		w.Define(d)
+	}
+	recs := genRecords(rand.New(rand.NewPCG(5, 6)), 100*len(items), 10)
+	for i := range recs {
+		if i%100 == 50 {
+			w.Write(&items[i/100])
+		}
+		w.Write(&recs[i])
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readFile(t, opt.Path)
+	if got.err != nil || len(got.gaps) != 0 {
+		t.Fatalf("err %v, gaps %v", got.err, got.gaps)
+	}
+	sameRecords(t, got.records, recs)
+	for _, r := range got.records {
+		if r.Flags&(FlagLink|FlagRemote) != 0 {
+			t.Fatalf("a record was read with the flag of an item: %+v", r)
+		}
+	}
+	return got
 }
 
 // TestLinkItemBytes pins the link item's encoding, byte for byte, to the one
@@ -90,15 +101,16 @@ func TestLinkItemBytes(t *testing.T) {
 }
 
 // TestEventFlagsNeverLink: an event record whose full flags byte has bit 7
-// set (no writer makes one) is read as a call, not as a link.
+// or bit 6 set (no writer makes one) is read as a call, not as a link or a
+// remote parent.
 func TestEventFlagsNeverLink(t *testing.T) {
 	e := newEncoder(256)
-	r := Record{Probe: 1, Flags: FlagError | 1<<6, EOI: 1, TIn: 10, TOut: 20}
+	r := Record{Probe: 1, Flags: FlagError | 1<<5, EOI: 1, TIn: 10, TOut: 20}
 	e.record(&r)
 	b := slices.Clone(e.buf[chunkHeaderLen:])
-	b[2] |= byte(FlagLink) // head, probe id, flags byte
+	b[2] |= byte(FlagLink | FlagRemote) // head, probe id, flags byte
 	got := readBytes(append(fileMagic[:], chunkOf(b)...))
-	if len(got.records) != 1 || got.records[0].Flags&FlagLink != 0 || got.records[0].Flags != r.Flags {
+	if len(got.records) != 1 || got.records[0].Flags&(FlagLink|FlagRemote) != 0 || got.records[0].Flags != r.Flags {
 		t.Fatalf("records %+v", got.records)
 	}
 }

@@ -112,10 +112,10 @@ func genRecords(rng *rand.Rand, n, probes int) []Record {
 func extremeRecords() []Record {
 	return []Record{
 		{},
-		{Probe: math.MaxUint32, Flags: 0xFF &^ FlagLink, EOI: math.MaxUint32, ESS: math.MaxUint32, Trace: math.MaxUint64, GID: math.MaxUint64, TIn: math.MaxInt64, TOut: math.MinInt64, Size: math.MinInt64},
+		{Probe: math.MaxUint32, Flags: 0xFF &^ (FlagLink | FlagRemote), EOI: math.MaxUint32, ESS: math.MaxUint32, Trace: math.MaxUint64, GID: math.MaxUint64, TIn: math.MaxInt64, TOut: math.MinInt64, Size: math.MinInt64},
 		{Probe: 1, Flags: FlagSize, Trace: 0, GID: 0, TIn: math.MinInt64, TOut: math.MaxInt64, Size: math.MaxInt64},
 		{Probe: 1, Flags: FlagSize, Size: -1, TIn: -5, TOut: -10},
-		{Probe: 0, Flags: 0x40 | FlagError, Trace: 1 << 63, GID: 1},
+		{Probe: 0, Flags: 0x20 | FlagError, Trace: 1 << 63, GID: 1},
 		{Probe: 7, Flags: FlagPanic, EOI: 200, ESS: 3, Trace: 1 << 63, GID: 1, TIn: 1, TOut: 1},
 		{Probe: 7, Flags: 0x08, Trace: 5, GID: 1 << 40, TIn: 1 << 62, TOut: 1<<62 + 5},
 	}
@@ -129,6 +129,7 @@ type read struct {
 	losses  []Loss
 	gaps    []Gap
 	links   []Link
+	remotes []Remote
 	stats   ReadStats
 	err     error
 }
@@ -156,6 +157,8 @@ func readAll(r *Reader) read {
 			out.gaps = append(out.gaps, it.Gap)
 		case KindLink:
 			out.links = append(out.links, it.Link)
+		case KindRemote:
+			out.remotes = append(out.remotes, it.Remote)
 		}
 	}
 	out.stats = r.Stats()

@@ -24,6 +24,7 @@ const (
 	KindLoss                   // Item.Loss: the writer lost records
 	KindGap                    // Item.Gap: the reader skipped unreadable bytes
 	KindLink                   // Item.Link: a trace began in a goroutine another trace started (format 1.2)
+	KindRemote                 // Item.Remote: a trace joined a trace of another system (format 1.4)
 )
 
 func (k Kind) String() string {
@@ -40,6 +41,8 @@ func (k Kind) String() string {
 		return "gap"
 	case KindLink:
 		return "link"
+	case KindRemote:
+		return "remote"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
@@ -68,6 +71,7 @@ type Item struct {
 	Probe  *ProbeDef
 	Header *Header
 	Link   Link
+	Remote Remote
 }
 
 // ReadStats counts what a Reader has seen so far.
@@ -83,6 +87,7 @@ type ReadStats struct {
 	SkippedBytes int64
 	Unknown      int64 // items of kinds this reader does not know, skipped
 	Links        int64 // link items
+	Remotes      int64 // remote-parent items
 }
 
 type source struct {
@@ -588,6 +593,14 @@ func (r *Reader) item() (Item, bool) {
 			return r.badChunk(start), true
 		}
 		r.stats.Links++
+		return it, true
+	case wireRemote:
+		it := Item{Kind: KindRemote}
+		decodeRemote(&body, &it.Remote)
+		if body.bad {
+			return r.badChunk(start), true
+		}
+		r.stats.Remotes++
 		return it, true
 	}
 	r.stats.Unknown++

@@ -25,7 +25,8 @@ type Record struct {
 }
 
 // Flags describe how a call ended and which optional fields are set. Bit 7
-// (FlagLink, link.go) marks a record that carries a Link instead of a call.
+// (FlagLink, link.go) marks a record that carries a Link instead of a call,
+// bit 6 (FlagRemote, remote.go) one that carries a Remote.
 type Flags uint8
 
 const (

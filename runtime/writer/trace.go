@@ -30,6 +30,10 @@ type Trace struct {
 	// Link says which trace's go statement started the goroutine this trace
 	// began in; nil for a trace that is not linked (TraceBuilder.AddLink).
 	Link *Link
+	// Remote is the trace of another system this trace joined (its root ran
+	// inside a request with a W3C or OpenTelemetry trace context); nil when
+	// it joined none (TraceBuilder.AddRemote).
+	Remote *Remote
 }
 
 // TraceBuilder collects records and builds their call trees with Kieker's
@@ -39,6 +43,19 @@ type TraceBuilder struct {
 	recs  [][]Record
 	order []uint64
 	links map[uint64]*Link // by child trace
+	// remotes are the remote parents, by trace.
+	remotes map[uint64]*Remote
+}
+
+// AddRemote records that trace m.Trace joined a trace of another system;
+// Traces sets its Trace.Remote. A remote parent whose trace has no record
+// builds no trace.
+func (b *TraceBuilder) AddRemote(m *Remote) {
+	if b.remotes == nil {
+		b.remotes = make(map[uint64]*Remote)
+	}
+	c := *m
+	b.remotes[m.Trace] = &c
 }
 
 // AddLink records that trace l.Trace is linked; Traces sets its Trace.Link. A
@@ -72,6 +89,7 @@ func (b *TraceBuilder) Traces() []*Trace {
 	for i, id := range b.order {
 		t := buildTrace(id, b.recs[i])
 		t.Link = b.links[id]
+		t.Remote = b.remotes[id]
 		out = append(out, t)
 	}
 	slices.SortFunc(out, func(x, y *Trace) int { return cmp.Compare(x.ID, y.ID) })
