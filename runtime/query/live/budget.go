@@ -65,9 +65,17 @@ type meter struct {
 	periodCPU time.Duration
 	share     float64 // the last period's CPU, a share of one core
 	drained   uint64  // calls the taps delivered
-	taken     uint64  // calls delivered or dropped, counted so far
+	pushed    uint64  // calls the engine was given
+	// every is how many calls the engine takes between two looks at the
+	// step's CPU: 64, or 1 once a step was cut (its calls are dear).
+	every int
+	// periodDrained, periodPushed and periodPairs are drained, pushed and
+	// the join's pairs at the period's start.
+	periodDrained, periodPushed, periodPairs uint64
+	taken                                    uint64 // calls delivered or dropped, counted so far
 
 	stepAt    time.Duration // the clock at the step's start
+	cpuLimit  float64       // the query's share of the budget; 0: none
 	stepLimit time.Duration // the most one step may use; 0: none
 	memLimit  int64         // the query's share of memory; 0: none
 	cutStep   bool          // this step was cut
@@ -81,12 +89,18 @@ type meter struct {
 	degraded   string
 }
 
+// start readies the meter as the query's loop starts.
+func (l *loop) startMeter() {
+	l.m.periodAt = time.Now()
+	l.limits()
+}
+
 func (m *meter) init(leaves int, budget float64, memory int64) {
 	_, m.thread = threadCPU()
 	m.wall0 = time.Now()
 	m.tapNs = measured().tapNs
 	m.budget, m.memory = budget, memory
-	m.oneIn = 1
+	m.oneIn, m.every = 1, 64
 	m.skip = make([]uint64, leaves)
 }
 
@@ -136,6 +150,14 @@ func (l *loop) measuredStep(now time.Time) {
 	m := &l.m
 	m.cutStep = false
 	m.stepAt = m.clock()
+	if m.cpuLimit > 0 {
+		// What is left of the period's share; once it is spent, a step
+		// drains its taps and stops at its first call.
+		m.stepLimit = time.Duration(m.cpuLimit*float64(budgetPeriod)) - m.periodCPU
+		if m.stepLimit <= 0 {
+			m.stepLimit = 1
+		}
+	}
 	l.step(now)
 	d := m.clock() - m.stepAt
 	taken := m.drained
@@ -154,14 +176,10 @@ func (l *loop) measuredStep(now time.Time) {
 // else why it stops.
 func (l *loop) checkBudget(now time.Time) string {
 	m := &l.m
-	if m.periodAt.IsZero() {
-		m.periodAt = now
-		l.limits()
-		return ""
-	}
 	if m.memOver || (m.memLimit > 0 && l.runner.Stats().Memory > m.memLimit) {
-		return fmt.Sprintf("stopped over its memory: its windows, join buffers and group tables held %s, more than its share of the %s that queries may hold together (%s): narrow WHERE, group by fewer values or shorten its windows",
-			bytesText(l.runner.Stats().Memory), bytesText(m.memLimit), bytesText(m.memory))
+		st := l.runner.Stats()
+		return fmt.Sprintf("stopped over its memory: its windows, join buffers and group tables held %s, over its share of what the running queries may hold, %s of %s: narrow WHERE, group by fewer values or shorten its windows",
+			bytesText(st.MemoryPeak), bytesText(m.memLimit), bytesText(m.memory))
 	}
 	el := now.Sub(m.periodAt)
 	if el < budgetPeriod {
@@ -169,7 +187,18 @@ func (l *loop) checkBudget(now time.Time) string {
 	}
 	share := float64(m.periodCPU) / float64(el)
 	cut := m.cut
+	// What the query would have used without cuts: its share times the
+	// calls drained over those the engine was given.
+	want := share
+	if d, p := m.drained-m.periodDrained, m.pushed-m.periodPushed; cut && p > 0 && d > p {
+		want *= float64(d) / float64(p)
+	}
+	pairs := l.runner.Stats().JoinPairs
+	// A join's window is cut when its pairs are most of its work, more
+	// than the calls it was given.
+	joinBound := pairs-m.periodPairs > m.pushed-m.periodPushed
 	m.periodAt, m.periodCPU, m.share, m.cut = now, 0, share, false
+	m.periodDrained, m.periodPushed, m.periodPairs = m.drained, m.pushed, pairs
 	limit := l.limits()
 	if limit <= 0 {
 		return ""
@@ -180,25 +209,42 @@ func (l *loop) checkBudget(now time.Time) string {
 		}
 		return ""
 	}
+	if cut {
+		m.every = 1
+	}
 	factor := 2
-	for float64(factor) < share/limit && factor < MaxSampleOneIn {
+	for float64(factor) < want/limit && factor < 1<<30 {
 		factor *= 2
 	}
 	over := fmt.Sprintf("it used %s of one core in the last %s, over its share of queries.budget, %s", percent(share), el.Round(time.Millisecond), percent(limit))
 	if cut {
 		over += " (a step was cut at its share of a second)"
 	}
-	if w, ok := l.runner.ShortenJoins(int64(factor)); ok {
-		m.joinWindow = w
-		m.degraded = over + ": its join window cut to " + w.String()
-		return ""
+	if joinBound {
+		before := m.joinWindow
+		if before == 0 {
+			before = l.q.plan.Query.Join.Within
+		}
+		if w, ok := l.runner.ShortenJoins(int64(factor)); ok {
+			m.joinWindow = w
+			m.degraded = over + ": its join window cut to " + w.String()
+			// What the window's floor left of the factor goes to sampling.
+			if factor /= int(before / w); factor < 2 {
+				return ""
+			}
+		}
 	}
 	if m.oneIn < MaxSampleOneIn {
 		m.oneIn *= factor
 		if m.oneIn > MaxSampleOneIn {
 			m.oneIn = MaxSampleOneIn
 		}
-		m.degraded = over + ": taking one call in " + strconv.Itoa(m.oneIn)
+		if m.joinWindow > 0 {
+			over += ": its join window cut to " + m.joinWindow.String() + " and"
+		} else {
+			over += ":"
+		}
+		m.degraded = over + " taking one call in " + strconv.Itoa(m.oneIn)
 		return ""
 	}
 	how := "taking one call in " + strconv.Itoa(m.oneIn)
@@ -212,10 +258,8 @@ func (l *loop) checkBudget(now time.Time) string {
 // budget (returned; 0 for none) and of memory.
 func (l *loop) limits() float64 {
 	m := &l.m
-	cpu, mem := l.q.reg.shares(l.q, m.budget, m.memory)
-	m.stepLimit = time.Duration(cpu * float64(budgetPeriod))
-	m.memLimit = mem
-	return cpu
+	m.cpuLimit, m.memLimit = l.q.reg.shares(l.q, m.budget, m.memory)
+	return m.cpuLimit
 }
 
 // shares are query q's shares: of budget (a share of one core; 0 for none)

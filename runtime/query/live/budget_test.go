@@ -112,3 +112,115 @@ func TestMeasuredCostMatchesEstimate(t *testing.T) {
 		t.Errorf("measured %.0f%% of a core: the wall time, not the CPU", share*100)
 	}
 }
+
+// loadMode is the mode of load probe i.
+func loadMode(i int) string {
+	for _, p := range monitor.Probes(nil) {
+		if p.ID == loads[i].ID() {
+			return string(p.Mode)
+		}
+	}
+	return "unregistered"
+}
+
+// TestOverBudgetJoinHeld: a self window join over 24 h on a high-rate
+// stream, whose probe has no rate yet (so the estimate cannot refuse it),
+// wants far more than the budget of 5 % of a core. Its join window is cut,
+// and it is sampled if need be, until what it measurably uses is within
+// the budget; should even that not hold it, it stops saying why. Either way
+// it is held: over the last two seconds it used at most twice the budget.
+func TestOverBudgetJoinHeld(t *testing.T) {
+	setupLoads(t)
+	const budget = 0.05
+	reg := NewRegistry(Options{Tick: 20 * time.Millisecond, Lateness: 40 * time.Millisecond, Limits: engineLimits(100, budget)})
+	posted, err := reg.Post(`SELECT a.goroutine, b.goroutine, count(*) FROM calls AS a WINDOW JOIN calls AS b WINDOW 24h a FOLLOWED BY b
+		WHERE a.package = 'load.example/join' AND b.package = 'load.example/join' GROUP BY a.goroutine, b.goroutine`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := posted[0].Query
+	defer q.Cancel()
+	drive(t, &loads[loadJoin], 100)
+	time.Sleep(4 * time.Second) // over, degraded, and settled
+	before, at := q.Info().Stats, time.Now()
+	time.Sleep(2 * time.Second)
+	in := q.Info()
+	used := float64(in.Stats.CPU-before.CPU) / float64(time.Since(at))
+	t.Logf("state %s (%s); the last 2s: %.2f%% of a core; %+v", in.State, in.Reason, used*100, in.Stats)
+	switch {
+	case in.State == "ended":
+		if !strings.HasPrefix(in.Reason, "stopped over budget: ") || !strings.Contains(in.Reason, "queries.budget") {
+			t.Errorf("ended: %q", in.Reason)
+		}
+	case in.Stats.Degraded == "" || (in.Stats.JoinWindow == 0 && in.Stats.SampleOneIn == 0):
+		t.Errorf("not degraded: %+v", in.Stats)
+	case used > 2*budget:
+		t.Errorf("used %.1f%% of a core, over twice the budget of %.0f%%", used*100, budget*100)
+	}
+	if in.Stats.JoinWindow == 0 || in.Stats.JoinWindow >= 24*time.Hour {
+		t.Errorf("join window %v: not cut", in.Stats.JoinWindow)
+	}
+	if u := reg.Usage(); in.State == "running" && u.CPU <= 0 {
+		t.Errorf("usage %+v", u)
+	}
+}
+
+// TestCostlyExpressionStopped: an expression of 20,000 additions on every
+// call of a high-rate stream, under a budget that even one call in 1024 of
+// it passes, stops the query, saying why where its clients look (the
+// listing, the end of its result stream), with its probe back off.
+func TestCostlyExpressionStopped(t *testing.T) {
+	setupLoads(t)
+	reg := NewRegistry(Options{Tick: 20 * time.Millisecond, Lateness: 40 * time.Millisecond, Limits: engineLimits(100, 0.0005)})
+	posted, err := reg.Post("SELECT 1"+strings.Repeat("+1", 20000)+" AS x FROM calls WHERE package = 'load.example/costly'", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := posted[0].Query
+	defer q.Cancel()
+	drive(t, &loads[loadCostly], 50)
+	select {
+	case <-q.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatalf("still running: %+v", q.Info())
+	}
+	in := q.Info()
+	t.Logf("%s; %+v", in.Reason, in.Stats)
+	if !strings.HasPrefix(in.Reason, "stopped over budget: ") || !strings.Contains(in.Reason, "one call in 1024") {
+		t.Errorf("reason %q", in.Reason)
+	}
+	lines := read(t, q)
+	if end := lines[len(lines)-1]["end"]; end != in.Reason {
+		t.Errorf("the result stream ends with %v", end)
+	}
+	if m := loadMode(loadCostly); m != "off" {
+		t.Errorf("the probe is %s", m)
+	}
+}
+
+// TestOverMemoryStopped: a query whose group table outgrows its share of
+// MaxMemory (a group per call) stops, saying so.
+func TestOverMemoryStopped(t *testing.T) {
+	setupLoads(t)
+	reg := NewRegistry(Options{Tick: 20 * time.Millisecond, Lateness: 40 * time.Millisecond, MaxMemory: 256 << 10})
+	posted, err := reg.Post("SELECT start, count(*) FROM calls WHERE package = 'load.example/groups' GROUP BY start WINDOW 1h", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := posted[0].Query
+	defer q.Cancel()
+	drive(t, &loads[loadGroups], 20)
+	select {
+	case <-q.Done():
+	case <-time.After(15 * time.Second):
+		t.Fatalf("still running: %+v", q.Info())
+	}
+	in := q.Info()
+	t.Logf("%s; %+v", in.Reason, in.Stats)
+	if !strings.HasPrefix(in.Reason, "stopped over its memory: ") || in.Stats.MemoryPeak < 256<<10 {
+		t.Errorf("reason %q, peak %d", in.Reason, in.Stats.MemoryPeak)
+	}
+	if m := loadMode(loadGroups); m != "off" {
+		t.Errorf("the probe is %s", m)
+	}
+}

@@ -3,7 +3,6 @@ package live
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,24 +28,7 @@ func TestCancelAWindowJoinAtHighRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := posted[0].Query
-	var stop int32
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for atomic.LoadInt32(&stop) == 0 {
-				for j := 0; j < 100; j++ {
-					call(&burst[0], 0, nil)
-				}
-				time.Sleep(time.Millisecond)
-			}
-		}()
-	}
-	defer func() {
-		atomic.StoreInt32(&stop, 1)
-		wg.Wait()
-	}()
+	drive(t, &burst[0], 100)
 	time.Sleep(1500 * time.Millisecond) // the buffers fill: well into a step's pairing
 	start := time.Now()
 	cancelled := make(chan struct{})

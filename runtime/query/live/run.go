@@ -300,6 +300,7 @@ func (l *loop) run() {
 		q.forget()
 		close(q.done)
 	}()
+	l.startMeter()
 	tick := time.NewTicker(l.opts.Tick)
 	defer tick.Stop()
 	for {
@@ -330,25 +331,31 @@ func (l *loop) run() {
 // step drains the taps, takes the due readings, runs trigger actions and
 // advances the watermark to now minus the lateness.
 func (l *loop) step(now time.Time) {
+	cut := false
+	taken := 0
 	for i, t := range l.taps {
-		if t == nil {
+		if t == nil || cut {
 			continue
 		}
 		l.buf = t.Drain(l.buf[:0], 0)
 		l.m.drained += uint64(len(l.buf))
 		for k, c := range l.buf {
-			if k%64 == 63 && l.halt() {
-				// The rest is dropped: the query is ending, or its step is
-				// over its budget.
-				l.m.shed += uint64(len(l.buf) - k)
-				return
-			}
 			if d := time.Duration(now.UnixNano() - c.End); d > l.delay {
 				l.delay = d
 			}
 			if !l.m.take(i) {
 				continue
 			}
+			// A look at the clock after the first calls of a step, then
+			// every l.m.every: a dear call is found out early.
+			if taken++; (taken&(taken-1) == 0 || taken%l.m.every == 0) && l.halt() {
+				// The rest is dropped: the query is ending, or its step is
+				// over its budget.
+				l.m.shed += uint64(len(l.buf) - k)
+				cut = true
+				break
+			}
+			l.m.pushed++
 			pr := l.cat.byID[c.Probe]
 			if pr == nil {
 				continue
@@ -381,6 +388,12 @@ func (l *loop) step(now time.Time) {
 		l.runner.Push(i, &engine.Tuple{Time: now.UnixNano(), Vals: vals})
 	}
 	l.actionsStep(now)
+	if cut {
+		// Windows wait for the next step, with its own time: a cut step
+		// would abandon them.
+		l.publish()
+		return
+	}
 	late := l.opts.Lateness
 	if 2*l.delay > late {
 		late = 2 * l.delay
