@@ -179,13 +179,7 @@ func TestCostlyExpressionStopped(t *testing.T) {
 	q := posted[0].Query
 	defer q.Cancel()
 	drive(t, &loads[loadCostly], 50)
-	select {
-	case <-q.Done():
-	case <-time.After(15 * time.Second):
-		t.Fatalf("still running: %+v", q.Info())
-	}
-	in := q.Info()
-	t.Logf("%s; %+v", in.Reason, in.Stats)
+	in := awaitEnd(t, q)
 	if !strings.HasPrefix(in.Reason, "stopped over budget: ") || !strings.Contains(in.Reason, "one call in 1024") {
 		t.Errorf("reason %q", in.Reason)
 	}
@@ -210,6 +204,18 @@ func TestOverMemoryStopped(t *testing.T) {
 	q := posted[0].Query
 	defer q.Cancel()
 	drive(t, &loads[loadGroups], 20)
+	in := awaitEnd(t, q)
+	if !strings.HasPrefix(in.Reason, "stopped over its memory: ") || in.Stats.MemoryPeak < 256<<10 {
+		t.Errorf("reason %q, peak %d", in.Reason, in.Stats.MemoryPeak)
+	}
+	if m := loadMode(loadGroups); m != "off" {
+		t.Errorf("the probe is %s", m)
+	}
+}
+
+// awaitEnd waits until q has ended (at most 15 s) and returns its listing.
+func awaitEnd(t *testing.T, q *Query) Info {
+	t.Helper()
 	select {
 	case <-q.Done():
 	case <-time.After(15 * time.Second):
@@ -217,10 +223,5 @@ func TestOverMemoryStopped(t *testing.T) {
 	}
 	in := q.Info()
 	t.Logf("%s; %+v", in.Reason, in.Stats)
-	if !strings.HasPrefix(in.Reason, "stopped over its memory: ") || in.Stats.MemoryPeak < 256<<10 {
-		t.Errorf("reason %q, peak %d", in.Reason, in.Stats.MemoryPeak)
-	}
-	if m := loadMode(loadGroups); m != "off" {
-		t.Errorf("the probe is %s", m)
-	}
+	return in
 }
