@@ -180,7 +180,7 @@ func TestErrors(t *testing.T) {
 		{"unknown key list", "writer:\n  colour: red\n",
 			[]string{`tigris.yaml:2:3: writer: unknown key "colour" (want mode, path, queue, on-full, rotate or flush)`}},
 		{"unknown key far from all", "monitor:\n  fine: x\n",
-			[]string{`tigris.yaml:2:3: monitor: unknown key "fine" (want include, exclude, std, inlinable, small, panics, floor, mode, rules, sampling, summaries or coarse-budget)`}},
+			[]string{`tigris.yaml:2:3: monitor: unknown key "fine" (want include, exclude, std, inlinable, small, panics, floor, mode, rules, sampling, summaries, follow-parent or coarse-budget)`}},
 		{"panics policy", "monitor:\n  panics: some\n",
 			[]string{`tigris.yaml:2:11: monitor.panics: "some" is not a panics policy (want own-defers or all)`}},
 		{"repeated key", "monitor:\n  mode: fine\n  mode: off\n",

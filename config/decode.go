@@ -460,6 +460,7 @@ func (d *decoder) document(root *yaml.Node) {
 				{"rules", d.rulesList},
 				{"sampling", set(d, &r.Sampling, "sampling", "a percentage", settings.ParsePercent)},
 				{"summaries", set(d, &r.Summaries, "summaries", "true or false", settings.ParseBool)},
+				{"follow-parent", set(d, &r.FollowParent, "followParent", "true or false", settings.ParseBool)},
 				{"coarse-budget", set(d, &r.CoarseBudget, "coarse-budget", "a percentage", settings.ParsePercent)},
 			})
 		}},
@@ -809,6 +810,8 @@ func yamlKey(field string) string {
 	switch {
 	case field == "mode" || field == "sampling" || field == "summaries" || strings.HasPrefix(field, "rules"):
 		return "monitor." + field
+	case field == "followParent":
+		return "monitor.follow-parent"
 	case field == "writer.onFull":
 		return "writer.on-full"
 	}

@@ -48,6 +48,7 @@ monitor:
   #   - fine: execution(* {{.Module}}/repo.(*Store).Find*(..))
   # sampling: {{.Sampling}}        # share of fine-mode traces recorded (10% or 0.1)
   # summaries: false      # fine records carry the first result's size (len or int value)
+  # follow-parent: false  # a request's traceparent or OpenTelemetry sampled flag decides whether its trace is recorded
   # coarse-budget: 2%     # a coarse probe costing more of its function's time times one call in N
 
 # The two-phase analyzer: every interval it groups the coarse statistics and

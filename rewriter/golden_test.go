@@ -127,7 +127,7 @@ var (
 func stdImportCfg(t *testing.T) map[string]string {
 	stdCfgOnce.Do(func() {
 		out, err := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}={{.Export}}",
-			"fmt", "errors", "context", "os", "strings", "sort", "sync").Output()
+			"fmt", "errors", "context", "os", "strings", "sort", "sync", "net/http").Output()
 		if err != nil {
 			stdCfgErr = err
 			return

@@ -400,7 +400,7 @@ func (pj *packageJob) probe(c candidate) (prologue, end string) {
 	deferred := pj.s.cfg.Panics == config.PanicsAll || hasDefer(c.fd.Body) || pj.isMainMain(c.fd) ||
 		shadowed ||
 		hasResults && len(rets) == 0 // never returns: nothing to end at a return
-	start := fmt.Sprintf("if %s[%d].On() { __tg := %s.Start(&%s[%d]); ", probesVar, id, alias, probesVar, id)
+	start := fmt.Sprintf("if %s[%d].On() { __tg := %s.Start(&%s[%d]); ", probesVar, id, alias, probesVar, id) + pj.joinCall(sig)
 	if !deferred {
 		// Each return ends a started call with the values it returns;
 		// a function without results ends it at its closing brace too.
@@ -422,6 +422,41 @@ func (pj *packageJob) probe(c candidate) (prologue, end string) {
 		}
 	}
 	return prologue, end
+}
+
+// joinCall is the statement that hands a trace root the request it serves
+// (runtime/monitor/join.go), for a function whose parameters include a
+// context.Context or an *http.Request (the first of them), "" for others.
+// It runs only where Start began a root that looks for its remote parent:
+// the off and coarse paths pass it with one test of the Call. A parameter
+// without a usable name (none, or _) is not handed.
+func (pj *packageJob) joinCall(sig *types.Signature) string {
+	params := sig.Params()
+	for i := 0; i < params.Len(); i++ {
+		v := params.At(i)
+		if v.Name() == "" || v.Name() == "_" {
+			continue
+		}
+		switch t := types.Unalias(v.Type()); {
+		case isNamed(t, "context", "Context"):
+			return fmt.Sprintf("if __tg.Joins() { %s.JoinContext(&__tg, %s) }; ", alias, v.Name())
+		case isRequest(t):
+			return fmt.Sprintf("if __tg.Joins() && %[2]s != nil { %[1]s.JoinRequest(&__tg, %[2]s.Context(), %[2]s.Header) }; ", alias, v.Name())
+		}
+	}
+	return ""
+}
+
+// isNamed reports whether t is the named type pkg.name.
+func isNamed(t types.Type, pkg, name string) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == pkg && n.Obj().Name() == name
+}
+
+// isRequest reports whether t is *net/http.Request.
+func isRequest(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	return ok && isNamed(p.Elem(), "net/http", "Request")
 }
 
 // isMainMain reports whether fd is the program's main function. It defers

@@ -76,13 +76,20 @@ import (
 //   - A go statement of an instrumented function calls Fork and, inside a fine
 //     trace, starts its goroutine through a generated wrapper that calls
 //     Link.Adopt first (link.go).
+//   - A function with a context.Context or *http.Request parameter asks,
+//     right after Start, whether its call is a trace root that looks for a
+//     remote parent, and hands it the parameter (join.go):
+//     `__tg := __tigris.Start(&__tigris_p[3]); if __tg.Joins() {
+//     __tigris.JoinContext(&__tg, ctx) }` (for a request r: `if __tg.Joins()
+//     && r != nil { __tigris.JoinRequest(&__tg, r.Context(), r.Header) }`).
+//     Joins inlines to a test of a bit of the Call.
 //
 // CodeVersion names this contract. A tigris binary refuses to instrument
 // against a monitor whose CodeVersion differs from the one it generates code
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 6
+const CodeVersion = 7
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (
@@ -183,9 +190,13 @@ const (
 	// which the compiler cannot tell is on the stack, costs a write-barrier
 	// check.
 	flagExited = 1 << 61
-	essShift   = 32
-	essMask    = 1<<29 - 1 // bits 32-60
-	eoiMask    = 1<<32 - 1
+	// flagJoin marks the root of a trace that looks for its remote parent
+	// (join.go): a recorded root, or under monitor.follow-parent any root
+	// that drew its decision.
+	flagJoin = 1 << 60
+	essShift = 32
+	essMask  = 1<<28 - 1 // bits 32-59
+	eoiMask  = 1<<32 - 1
 )
 
 func (c *Call) ess() uint32 { return uint32(c.fine>>essShift) & essMask }
@@ -229,11 +240,15 @@ func Start(p *Probe) Call {
 		if ctx.ess == 0 {
 			ctx.trace = ctx.newTrace()
 			ctx.eoi = 0
-			ctx.startRoot() // draws, or takes an adopted link (link.go)
+			// Draws, or takes an adopted link (link.go). A root that
+			// drew may follow its remote parent's decision (join.go).
+			if drew := ctx.startRoot(); ctx.sampled || drew && followParent.Load() {
+				c.fine = flagJoin
+			}
 		} else {
 			ctx.sampleCall()
 		}
-		c.fine = flagFine | uint64(ctx.ess&essMask)<<essShift
+		c.fine |= flagFine | uint64(ctx.ess&essMask)<<essShift
 		ctx.ess++
 		// An unsampled call still counts in the depth, so its callees are not roots.
 		if ctx.sampled {

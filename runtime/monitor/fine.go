@@ -37,6 +37,11 @@ type traceCtx struct {
 	// nextTrace and endTrace are the unused part of the block of trace ids the
 	// context holds (newTrace).
 	nextTrace, endTrace uint64
+	// remote is the W3C trace id that trace remoteTrace joined (join.go);
+	// a trace id tells whether it is the running trace's, so nothing is
+	// reset at a root.
+	remote      [16]byte
+	remoteTrace uint64
 	// rec is the record being handed to the sink. A local would escape (Sink.Write
 	// is an interface call) and cost an allocation per fine call; a sink must not
 	// retain the record, and only this goroutine uses its context.

@@ -94,14 +94,15 @@ func adopt(r *linkRec) {
 // goroutine and not taken yet, the trace follows the parent's sampling
 // decision and, when recorded, its link is written first; otherwise it draws
 // (sampling.go). Only a goroutine's first trace takes the link: a worker's
-// later traces are its own and draw with the rate in force.
+// later traces are its own and draw with the rate in force. It reports
+// whether the trace drew.
 //
 //go:norace
-func (ctx *traceCtx) startRoot() {
+func (ctx *traceCtx) startRoot() (drew bool) {
 	r := ctx.link
 	if r == nil {
 		ctx.sampleRoot()
-		return
+		return true
 	}
 	ctx.link = nil
 	ctx.startPieces()
@@ -109,6 +110,7 @@ func (ctx *traceCtx) startRoot() {
 	if ctx.sampled {
 		ctx.writeLink(r)
 	}
+	return false
 }
 
 // writeLink hands the link of the trace that starts to the sink, after the

@@ -61,6 +61,8 @@ func TestEnterInlines(t *testing.T) {
 		t.Fatalf("go build -gcflags=-m: %v\n%s", err, out)
 	}
 	for _, want := range []string{"can inline (*Probe).On", "can inline Enter", "can inline (*Call).On",
+		// The test of a root that looks for its remote parent (join.go).
+		"can inline (*Call).Joins",
 		// The exits of defer-free functions: a test of the Call and, only
 		// for a started call, the exit's call (the generic ones are
 		// reported where they are instantiated: TestOffPathMachineCode).

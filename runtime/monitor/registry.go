@@ -110,6 +110,7 @@ func configure(embedded string) {
 	}
 	registry.cfg = cfg
 	summaries.Store(cfg.Summaries)
+	followParent.Store(cfg.FollowParent)
 	named := make([]pointcut.Named, len(cfg.Pointcuts))
 	for i, n := range cfg.Pointcuts {
 		named[i] = pointcut.Named{Name: n.Name, Expr: n.Expr}

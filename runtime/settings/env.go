@@ -62,6 +62,12 @@ var EnvVars = []EnvVar{
 			r.Summaries, err = ParseBool(v)
 			return err
 		}},
+	{Name: "TIGRIS_FOLLOW_PARENT", Field: "followParent", Syntax: "on|off",
+		Help: "a request's remote parent decides whether its trace is recorded (its sampled flag)",
+		set: func(r *Runtime, v string) (err error) {
+			r.FollowParent, err = ParseBool(v)
+			return err
+		}},
 	{Name: "TIGRIS_ANALYSIS", Field: "analysis.enabled", Syntax: "on|off",
 		Help: "run the two-phase analyzer",
 		set: func(r *Runtime, v string) (err error) {

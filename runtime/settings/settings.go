@@ -28,6 +28,12 @@ type Runtime struct {
 	// Summaries puts the result size (len or integer value of the first
 	// non-error result) into fine records. There are no argument summaries.
 	Summaries bool `json:"summaries,omitempty"`
+	// FollowParent makes a trace root whose request carries a remote parent
+	// (a W3C traceparent or an OpenTelemetry span context) take the
+	// parent's sampled flag as its decision instead of drawing with
+	// Sampling. Off by default: tigris's overhead stays under its own rate
+	// and budget.
+	FollowParent bool `json:"followParent,omitempty"`
 	// CoarseBudget is phase 1's share of a function's time that its coarse
 	// probe may cost, in [0,1]: a coarse probe costing more times one call
 	// in N, with N the least power of two that keeps it within (up to
