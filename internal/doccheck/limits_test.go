@@ -304,6 +304,8 @@ var limitConstants = map[string]string{
 	"runtime/query/engine.MaxPlanWork":     "page",
 	"runtime/query/engine.maxPushed":       "internal: pushed-down conditions a plan names per probe; all are pushed",
 	"runtime/query/live.MaxEndedExplain":   "page",
+	"runtime/query/live.MaxSampleOneIn":    "page",
+	"runtime/query/engine.MinJoinWindow":   "page",
 	"runtime/settings.MaxQueries":          "page: docs/config.md, Limits (generated)",
 	"runtime/settings.MaxQueryProbes":      "page: docs/config.md, Limits (generated)",
 	"runtime/monitor/admin.maxStreams":     "page",

@@ -68,6 +68,8 @@ type QueryList struct {
 	Streams []live.Stream `json:"streams"`
 	// Limits are the program's query limits (tigris.yaml's queries section).
 	Limits QueryLimits `json:"limits"`
+	// Usage is what the running queries use together, measured.
+	Usage live.Usage `json:"usage"`
 }
 
 // QueryLimits are the limits a query is checked against.
@@ -75,6 +77,9 @@ type QueryLimits struct {
 	Max       int     `json:"max"`
 	MaxProbes int     `json:"maxProbes"`
 	Budget    float64 `json:"budget"`
+	// MaxMemory is what the running queries' windows, join buffers and
+	// group tables may hold together, in bytes.
+	MaxMemory int64 `json:"maxMemory"`
 }
 
 // QueryDetail answers GET queries/{id}.
@@ -286,7 +291,8 @@ func (a *api) listQueries(w http.ResponseWriter, r *http.Request) error {
 		out.Queries = append(out.Queries, q.Info())
 	}
 	o := reg.Options()
-	out.Limits = QueryLimits{Max: o.MaxQueries, MaxProbes: o.Limits.MaxProbes, Budget: o.Limits.Budget}
+	out.Limits = QueryLimits{Max: o.MaxQueries, MaxProbes: o.Limits.MaxProbes, Budget: o.Limits.Budget, MaxMemory: o.MaxMemory}
+	out.Usage = reg.Usage()
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
