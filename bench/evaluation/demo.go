@@ -102,7 +102,7 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 		"TIGRIS_BUDGET=" + o.Budget,
 		"TIGRIS_WRITER=async",
 		"TIGRIS_OUT=" + trace,
-	})
+	}, -1)
 	if err != nil {
 		return err
 	}

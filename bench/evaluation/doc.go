@@ -9,17 +9,28 @@
 //
 // A [Plan] ([TinyPlan], [QuickPlan], [FullPlan]) names the runs, their
 // warm-up and measured window, the analysis interval, the sampling rates and
-// the two TigrisDSL filters; [Configs] lists its configurations in the order
-// of Fig. 4: none (a plain build), phase1 (every probe coarse), full (every
-// call traced) and restricted-s and expanded-s (two-phase, at sampling s).
-// [Driver.Run] builds the service plainly and with tigris, runs every
-// configuration in fresh processes, interleaved, loads each with the paper's
-// workload (package loadgen, below this one) on a loopback port, reads the
-// program's counters through its admin endpoint (package adminclient), and
-// returns a [Summary]: every run, and per configuration the mean throughput
-// with its 95 % confidence interval and its ratio to no monitoring.
-// [Report] writes summary.json, table.txt and throughput.svg; [ReadSummary]
-// reads a summary.json back and summarizes it again.
+// the two TigrisDSL filters; [Configs] lists its configurations: the paper's
+// Fig. 4 (none, a plain build; phase1, every probe coarse; full, every call
+// traced; restricted-s and expanded-s, two-phase at sampling s) on the build
+// that probes every function of the service's module, the same on the
+// example's narrow selection and on one that adds the hot packages of its
+// dependencies ([Scopes]), the ground truth of the filters (truth runs whose
+// complete fine trace the offline analyzer reads) and two-phase runs whose
+// load switches navigation pattern in the middle (shift).
+//
+// [Driver.Run] builds the service plainly and once per scope with tigris,
+// runs every configuration in fresh processes, interleaved, with the service
+// on one CPU and the load generator (package loadgen, below this one, run as
+// the example's petclinic-load command) in a process of its own on another,
+// reads the service's CPU time over the measured window and the program's
+// counters through its admin endpoint (package adminclient), and returns a
+// [Summary]: every run, and per configuration the median CPU per request
+// and throughput with 95 % bootstrap intervals, the CPU against no
+// monitoring, what the per-call costs predict ([CostModel]) and the live
+// selections' precision, recall and stability against the ground truth
+// ([Quality]). [Report] writes summary.json, table.txt, cpu.svg and
+// throughput.svg; [ReadSummary] reads a summary.json back and summarizes it
+// again.
 //
 //	p := evaluation.QuickPlan()
 //	p.Configs = evaluation.Configs(p)

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -21,10 +22,14 @@ import (
 )
 
 // Driver runs a Plan on the example service: it builds examples/petclinic
-// plainly and with tigris, once each, then runs every configuration Runs times
-// in fresh processes, interleaved, every other round in reverse order. The
-// zero value is not usable: Root and, for a plan with tigris configurations,
-// Tigris are required.
+// plainly and with tigris, once per scope the plan's configurations use, and
+// the load generator (examples/petclinic/cmd/petclinic-load), then runs every
+// configuration Runs times in fresh processes, interleaved, the order rotated
+// each round and every other round reversed. With two CPUs or more the
+// service runs on one CPU and the load generator, a process of its own, on
+// another (sched_setaffinity): the service's CPU time per request is then
+// measured apart from the load's. The zero value is not usable: Root and, for
+// a plan with tigris configurations, Tigris are required.
 type Driver struct {
 	// Root is the tigris repository; the service is Root/examples/petclinic.
 	Root string
@@ -44,10 +49,14 @@ type Driver struct {
 type run struct {
 	plan     Plan
 	plainBin string
-	tigBin   string
+	tigBins  map[string]string // by scope
+	loadBin  string
 	scratch  string // parent of the runs' working directories
 	keep     bool
-	probes   int
+	probes   map[string]int // by scope
+	// svcCPU and loadCPU are the CPUs the service and the load generator run
+	// on; -1 when not pinned.
+	svcCPU, loadCPU int
 }
 
 // Run builds the service and runs p. It returns the summary of the runs that
@@ -71,27 +80,49 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Summary, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	ev := &run{plan: p, scratch: filepath.Join(tmp, "runs")}
+	ev := &run{plan: p, scratch: filepath.Join(tmp, "runs"), tigBins: map[string]string{}, probes: map[string]int{}, svcCPU: -1, loadCPU: -1}
 	if d.Scratch != "" {
 		ev.scratch, ev.keep = d.Scratch, true
 	}
-
 	sum := &Summary{Workload: Workload, Plan: p, Env: bench.MachineEnvironment(), Started: time.Now()}
-	for _, b := range []struct {
-		name string
-		need func(Config) bool
-		bin  *string
-		argv []string
-	}{
-		{"plain", func(c Config) bool { return c.Plain() }, &ev.plainBin, []string{"go", "build"}},
-		{"tigris", func(c Config) bool { return !c.Plain() }, &ev.tigBin, []string{d.Tigris, "go", "build"}},
-	} {
-		if !slices.ContainsFunc(p.Configs, b.need) {
+	if cpus := allowedCPUs(); len(cpus) >= 2 {
+		ev.loadCPU, ev.svcCPU = cpus[len(cpus)-2], cpus[len(cpus)-1]
+		sum.Pinning = fmt.Sprintf("service on CPU %d, load generator on CPU %d (sched_setaffinity)", ev.svcCPU, ev.loadCPU)
+	} else {
+		sum.Pinning = "not pinned: fewer than two CPUs allowed"
+	}
+
+	type build struct {
+		name, scope string
+		bin         *string
+		argv        []string
+		pkg         string
+	}
+	builds := []build{{name: "load generator", bin: &ev.loadBin, argv: []string{"go", "build"}, pkg: "./cmd/petclinic-load"}}
+	if slices.ContainsFunc(p.Configs, func(c Config) bool { return c.Plain() }) {
+		builds = append(builds, build{name: "plain", bin: &ev.plainBin, argv: []string{"go", "build"}, pkg: "./cmd/petclinic"})
+	}
+	for _, sc := range Scopes() {
+		if !slices.ContainsFunc(p.Configs, func(c Config) bool { return c.Scope == sc.Name }) {
 			continue
 		}
-		exe := filepath.Join(tmp, "petclinic-"+b.name)
+		sum.Scopes = append(sum.Scopes, sc)
+		cfg, err := sc.writeConfig(tmp)
+		if err != nil {
+			return nil, err
+		}
+		argv := []string{d.Tigris, "go", "build"}
+		if cfg != "" {
+			argv = []string{d.Tigris, "go", "--config", cfg, "build"}
+		}
+		bin := new(string)
+		ev.tigBins[sc.Name] = ""
+		builds = append(builds, build{name: "tigris " + sc.Name, scope: sc.Name, bin: bin, argv: argv, pkg: "./cmd/petclinic"})
+	}
+	for _, b := range builds {
+		exe := filepath.Join(tmp, "petclinic-"+strings.ReplaceAll(b.name, " ", "-"))
 		start := time.Now()
-		cmd := exec.CommandContext(ctx, b.argv[0], append(b.argv[1:], "-o", exe, "./cmd/petclinic")...)
+		cmd := exec.CommandContext(ctx, b.argv[0], append(b.argv[1:], "-o", exe, b.pkg)...)
 		cmd.Dir = example
 		cmd.Env = buildEnv()
 		if err := runWithTicker(cmd, progress, "building "+b.name); err != nil {
@@ -102,21 +133,21 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Summary, error) {
 			return nil, err
 		}
 		*b.bin = exe
+		if b.scope != "" {
+			ev.tigBins[b.scope] = exe
+		}
 		sum.Builds = append(sum.Builds, bench.BuildResult{Binary: b.name, Duration: time.Since(start), Size: fi.Size()})
 		fmt.Fprintf(progress, "bench: built %s petclinic in %s (%s)\n", b.name, time.Since(start).Round(100*time.Millisecond), human.Bytes(fi.Size()))
 	}
 
-	total := p.Runs * len(p.Configs)
+	total := 0
+	for _, c := range p.Configs {
+		total += c.runs(p)
+	}
 	var runErr error
 	var took []time.Duration
 	for rep := 1; rep <= p.Runs && runErr == nil; rep++ {
-		order := slices.Clone(p.Configs)
-		if rep%2 == 0 {
-			// Every other round backwards, so no configuration always runs
-			// after the same one or late in a round.
-			slices.Reverse(order)
-		}
-		for _, c := range order {
+		for _, c := range roundOrder(p.Configs, rep) {
 			if p.Pause > 0 {
 				select {
 				case <-time.After(time.Duration(p.Pause)):
@@ -131,17 +162,49 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Summary, error) {
 			}
 			took = append(took, time.Since(start))
 			sum.Runs = append(sum.Runs, r)
-			fmt.Fprintln(progress, runLine(&r, &c, len(sum.Runs), total, time.Since(sum.Started), took, p.Runs))
+			fmt.Fprintln(progress, runLine(&r, &c, len(sum.Runs), total, time.Since(sum.Started), took, c.runs(p)))
 		}
 	}
 	sum.Ended = time.Now()
 	sum.Complete = runErr == nil
-	sum.Probes = ev.probes
+	sum.ScopeProbes = ev.probes
+	for _, n := range ev.probes {
+		sum.Probes = max(sum.Probes, n)
+	}
 	if len(sum.Runs) == 0 {
 		return nil, runErr
 	}
 	Summarize(sum)
 	return sum, runErr
+}
+
+// runs is how many times c runs in p.
+func (c *Config) runs(p Plan) int {
+	if c.Once {
+		return 1
+	}
+	return p.Runs
+}
+
+// roundOrder is the order of round rep (from 1): the configurations that
+// run in it, rotated by rep−1 so that each follows a different one every
+// round, and every other round reversed.
+func roundOrder(cs []Config, rep int) []Config {
+	var order []Config
+	for _, c := range cs {
+		if !c.Once || rep == 1 {
+			order = append(order, c)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	k := (rep - 1) % len(order)
+	order = append(order[k:], order[:k]...)
+	if rep%2 == 0 {
+		slices.Reverse(order)
+	}
+	return order
 }
 
 // Describe says on w what running p will do and about how long it takes, and
@@ -172,8 +235,9 @@ func runLine(r *RunResult, c *Config, done, total int, elapsed time.Duration, to
 	}
 	mean /= time.Duration(len(took))
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%*d/%d %s, ETA %s] run %d/%d %s: %.1f req/s (%d requests, %d errors",
-		len(strconv.Itoa(total)), done, total, human.Clock(elapsed), human.Clock(time.Duration(total-done)*mean), r.Run, runs, c.Name, r.Throughput, r.Requests, r.Errors)
+	fmt.Fprintf(&b, "[%*d/%d %s, ETA %s] run %d/%d %s: %.0f µs CPU/request, %.1f req/s (%d requests, %d errors",
+		len(strconv.Itoa(total)), done, total, human.Clock(elapsed), human.Clock(time.Duration(total-done)*mean), r.Run, runs, c.Name,
+		r.CPUPerRequestUs, r.Throughput, r.Requests, r.Errors)
 	if r.NoAnswer > 0 {
 		fmt.Fprintf(&b, ", %d without answer", r.NoAnswer)
 	}
@@ -203,15 +267,18 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		defer os.RemoveAll(dir)
 	}
 	bin, env := ev.plainBin, slices.Clone(c.Env)
+	trace := filepath.Join(dir, "petclinic.tgr")
 	if !c.Plain() {
-		bin = ev.tigBin
-		env = append(env, "TIGRIS_ADMIN=127.0.0.1:0", "TIGRIS_OUT="+filepath.Join(dir, "petclinic.tgr"))
+		bin = ev.tigBins[c.Scope]
+		env = append(env, "TIGRIS_ADMIN=127.0.0.1:0", "TIGRIS_OUT="+trace)
 	}
-	svc, err := startService(ctx, bin, dir, !c.Plain(), env)
+	svc, err := startService(ctx, bin, dir, !c.Plain(), env, ev.svcCPU)
 	if err != nil {
 		return r, err
 	}
 	defer svc.kill()
+	pid := svc.cmd.Process.Pid
+	r.ServiceCPUs = cpusAllowed(pid)
 	var a *adminclient.Client
 	if !c.Plain() {
 		if a, err = adminclient.New(svc.admin, adminclient.Options{}); err != nil {
@@ -219,8 +286,12 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		}
 	}
 
-	lo := loadgen.Options{BaseURL: svc.url, ThinkTime: -1, Seed: ev.plan.Seed + 1000*uint64(rep), Duration: time.Duration(ev.plan.Warmup)}
-	ws, err := loadgen.Run(ctx, lo)
+	seed := ev.plan.Seed + 1000*uint64(rep)
+	load := func(d time.Duration, patterns []string) (loadgen.Stats, error) {
+		seed++
+		return ev.load(ctx, svc.url, d, seed, patterns)
+	}
+	ws, err := load(time.Duration(ev.plan.Warmup), c.Patterns)
 	if err != nil {
 		return r, fmt.Errorf("warm-up: %w", err)
 	}
@@ -242,8 +313,7 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 			if extra == 4 {
 				return r, fmt.Errorf("no analysis cycle within %s of load", time.Duration(ev.plan.Warmup)+4*time.Duration(ev.plan.Interval))
 			}
-			lo.Duration = time.Duration(ev.plan.Interval)
-			s, err := loadgen.Run(ctx, lo)
+			s, err := load(time.Duration(ev.plan.Interval), c.Patterns)
 			if err != nil {
 				return r, fmt.Errorf("warm-up: %w", err)
 			}
@@ -270,22 +340,44 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		}
 	}
 	windowStart := time.Now()
-	lo.Duration, lo.Seed = time.Duration(ev.plan.Duration), lo.Seed+1
-	ms, err := loadgen.Run(ctx, lo)
-	if err != nil {
+	cpu0 := threadsCPU(pid)
+	var ms loadgen.Stats
+	if c.Kind == KindShift {
+		span := time.Duration(ev.plan.ShiftCycles) * time.Duration(ev.plan.Interval)
+		first, err := load(span, c.Patterns)
+		if err != nil {
+			return r, fmt.Errorf("measured window, first pattern: %w", err)
+		}
+		r.SwitchAt = time.Now()
+		if ms, err = load(span, c.Then); err != nil {
+			return r, fmt.Errorf("measured window, second pattern: %w", err)
+		}
+		ms.Requests += first.Requests
+		ms.Errors += first.Errors
+		ms.Elapsed += first.Elapsed
+		for k, v := range first.Status {
+			ms.Status[k] += v
+		}
+		ms.Throughput = float64(ms.Requests) / ms.Elapsed.Seconds()
+	} else if ms, err = load(time.Duration(ev.plan.Duration), c.Patterns); err != nil {
 		return r, fmt.Errorf("measured window: %w", err)
 	}
+	r.WindowCPUSeconds = (threadsCPU(pid) - cpu0).Seconds()
 	r.Throughput, r.Requests, r.Seconds = ms.Throughput, ms.Requests, ms.Elapsed.Seconds()
 	r.Errors, r.NoAnswer = ms.Errors, ms.Status[0]
 	r.P50Ms = float64(ms.Latency.P50) / 1e6
 	r.P99Ms = float64(ms.Latency.P99) / 1e6
+	if r.Requests > 0 {
+		r.CPUPerRequestUs = 1e6 * r.WindowCPUSeconds / float64(r.Requests)
+	}
 	if a != nil {
 		after, err := takeSnapshot(ctx, a)
 		if err != nil {
 			return r, err
 		}
-		ev.probes = max(ev.probes, after.probes)
+		ev.probes[c.Scope] = max(ev.probes[c.Scope], after.probes)
 		r.MonitoredCalls = after.calls - before.calls
+		r.TimedCalls = after.timed - before.timed
 		if queryID != 0 {
 			d, err := a.CancelQuery(ctx, queryID)
 			if err != nil {
@@ -309,7 +401,8 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 				if cy.Err != "" {
 					return r, fmt.Errorf("analysis cycle failed: %s", cy.Err)
 				}
-				r.Cycles = append(r.Cycles, Cycle{Candidates: cy.Candidates, Selected: len(cy.Selected), Added: len(cy.Added), Removed: len(cy.Removed)})
+				r.Cycles = append(r.Cycles, Cycle{At: cy.At, Candidates: cy.Candidates, Selected: len(cy.Selected),
+					Added: len(cy.Added), Removed: len(cy.Removed), Functions: cy.Selected})
 				r.Selected = cy.Selected
 			}
 			r.Selected = mapSlice(r.Selected, shortSig)
@@ -324,17 +417,48 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 	if busy0 > 0 {
 		r.OtherCPUSeconds = max(0, (machineCPU()-busy0).Seconds()-(processCPU("self")-self0).Seconds()-r.ServerCPUSeconds)
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "petclinic.tgr")); err == nil {
+	if fi, err := os.Stat(trace); err == nil {
 		r.TraceBytes = fi.Size()
+	}
+	if c.Kind == KindTruth {
+		if r.Truth, r.TruthFunctions, err = groundTruth(trace, ev.plan); err != nil {
+			return r, err
+		}
 	}
 	return r, nil
 }
 
+// load runs the load generator, a process of its own on ev.loadCPU, against
+// url for d and returns its statistics.
+func (ev *run) load(ctx context.Context, url string, d time.Duration, seed uint64, patterns []string) (loadgen.Stats, error) {
+	var s loadgen.Stats
+	args := []string{"-url", url, "-duration", d.String(), "-think", "-1ns", "-seed", strconv.FormatUint(seed, 10), "-json", "-q"}
+	if len(patterns) > 0 {
+		args = append(args, "-patterns", strings.Join(patterns, ","))
+	}
+	cmd := exec.CommandContext(ctx, ev.loadBin, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := startOn(cmd, ev.loadCPU); err != nil {
+		return s, fmt.Errorf("starting the load generator: %w", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		return s, fmt.Errorf("the load generator: %w\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &s); err != nil {
+		return s, fmt.Errorf("reading the load generator's statistics: %w", err)
+	}
+	if s.Status == nil {
+		s.Status = map[int]int64{}
+	}
+	return s, nil
+}
+
 // snapshot is what the admin endpoint says at one instant.
 type snapshot struct {
-	writer admin.WriterState
-	calls  uint64
-	probes int
+	writer       admin.WriterState
+	calls, timed uint64
+	probes       int
 }
 
 // produced counts the fine records made so far: written, queued or dropped.
@@ -355,6 +479,7 @@ func takeSnapshot(ctx context.Context, a *adminclient.Client) (snapshot, error) 
 	}
 	for _, st := range l.Stats {
 		s.calls += st.Count
+		s.timed += st.Timed
 	}
 	s.probes = l.Matched
 	return s, nil

@@ -2,6 +2,7 @@ package evaluation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -10,11 +11,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tigrisgo/tigris/bench"
+	"github.com/tigrisgo/tigris/config"
 )
 
 func TestConfigEnvironment(t *testing.T) {
@@ -52,6 +55,10 @@ func testSummary(t *testing.T) *Summary {
 	p := QuickPlan()
 	p.Sampling, p.Runs = []float64{100, 10}, 2
 	p.Configs = Configs(p)
+	p, err := p.Only("none", "phase1", "full", "off", "query", "fine-one", "restricted-100", "restricted-10", "expanded-100", "expanded-10", "truth")
+	if err != nil {
+		t.Fatal(err)
+	}
 	sum := &Summary{Workload: Workload, Plan: p, Complete: true}
 	sum.Env.NumCPU = 2
 	tp := map[string][2]float64{
@@ -59,20 +66,29 @@ func testSummary(t *testing.T) *Summary {
 		"restricted-100": {900, 920}, "restricted-10": {980, 990},
 		"expanded-100": {800, 820}, "expanded-10": {950, 970},
 	}
+	cpu := map[string][2]float64{"none": {400, 410}, "full": {500, 520}}
+	const pkg = "github.com/tigrisgo/tigris/examples/petclinic/internal/"
+	findVets, findAll := pkg+"service.(*ClinicService).FindVets(context.Context) ([]"+pkg+"model.Vet, error)", pkg+"repository.(*VetRepository).FindAll(context.Context) ([]"+pkg+"model.Vet, error)"
 	for run := 1; run <= 2; run++ {
 		for _, c := range p.Configs {
+			if c.Once && run > 1 {
+				continue
+			}
 			r := RunResult{Config: c.Name, Run: run, Throughput: tp[c.Name][run-1], Requests: 10_000, Seconds: 10,
-				WarmupRequests: 10_000, ServerCPUSeconds: 4, Errors: 100}
+				WarmupRequests: 10_000, ServerCPUSeconds: 4, Errors: 100, CPUPerRequestUs: cmp.Or(cpu[c.Name][run-1], 405)}
 			if !c.Plain() {
-				r.MonitoredCalls = 50_000
+				r.MonitoredCalls, r.TimedCalls = 50_000, 10_000
 			}
 			if c.Kind == KindFull {
-				r.Records, r.Dropped = 50_000, 500
+				r.Records, r.Dropped, r.TimedCalls = 50_000, 500, 50_000
+			}
+			if c.Kind == KindTruth {
+				r.Truth = map[string][]string{p.Restricted: {findVets}, p.Expanded: {findVets, findAll}}
 			}
 			if c.TwoPhase() {
 				r.Records = 1000
 				r.CyclesBefore = 2
-				r.Cycles = []Cycle{{Candidates: 20, Selected: 2}, {Candidates: 20, Selected: 4}}
+				r.Cycles = []Cycle{{Candidates: 20, Selected: 2, Functions: []string{findVets, findAll}}, {Candidates: 20, Selected: 4, Functions: []string{findVets}}}
 				r.Selected = []string{"service.(*ClinicService).FindVets", "repository.(*VetRepository).FindAll"}[:run]
 			}
 			sum.Runs = append(sum.Runs, r)
@@ -84,8 +100,8 @@ func testSummary(t *testing.T) *Summary {
 
 func TestSummarize(t *testing.T) {
 	sum := testSummary(t)
-	if len(sum.Configs) != 10 {
-		t.Fatalf("%d configurations summarized, want 10", len(sum.Configs))
+	if len(sum.Configs) != 11 {
+		t.Fatalf("%d configurations summarized, want 11", len(sum.Configs))
 	}
 	byName := map[string]ConfigSummary{}
 	for _, cs := range sum.Configs {
@@ -99,14 +115,29 @@ func TestSummarize(t *testing.T) {
 	if !near(full.Ratio, 710.0/1010) || !near(full.Overhead, 1-710.0/1010) || full.RatioCI <= 0 {
 		t.Errorf("full: ratio %v ± %v, overhead %v", full.Ratio, full.RatioCI, full.Overhead)
 	}
-	if !near(full.RecordsPerSec, 5000) || !near(full.DroppedShare, 0.01) || !near(full.CallsPerRequest, 5) || !near(full.CPUPerRequestUs, 200) {
+	if !near(full.RecordsPerSec, 5000) || !near(full.DroppedShare, 0.01) || !near(full.CallsPerRequest, 5) || !near(full.CPUPerRequestUs, 510) {
 		t.Errorf("full: %v records/s, %v dropped, %v calls/request, %v µs/request", full.RecordsPerSec, full.DroppedShare, full.CallsPerRequest, full.CPUPerRequestUs)
+	}
+	if !near(full.CPURatio, 510.0/405) || full.CPURatioLo > full.CPURatio || full.CPURatioHi < full.CPURatio || full.CPULo != 500 || full.CPUHi != 520 {
+		t.Errorf("full: CPU %v [%v, %v], ratio %v [%v, %v]", full.CPUPerRequestUs, full.CPULo, full.CPUHi, full.CPURatio, full.CPURatioLo, full.CPURatioHi)
+	}
+	// 5 records a request, cold: 5 × 105.1 ns.
+	if lo, hi := full.ModelLo, full.ModelHi; !near(hi, 5*(78.8+26.3)/1000) || lo >= hi || full.ModelOK {
+		t.Errorf("full: model %v–%v µs, ok %v (measured about 105 µs more)", lo, hi, full.ModelOK)
 	}
 	if !near(r.Selected, 3) || !near(r.Candidates, 20) || r.SelectedFuncs["service.(*ClinicService).FindVets"] != 2 || len(r.SelectedFuncs) != 2 {
 		t.Errorf("restricted-100: selected %v of %v, functions %v", r.Selected, r.Candidates, r.SelectedFuncs)
 	}
-	if !near(none.ErrorShare, 0.01) || none.CallsPerRequest != 0 {
-		t.Errorf("none: error share %v, calls/request %v", none.ErrorShare, none.CallsPerRequest)
+	// Restricted truth {FindVets}: cycles {FindVets, FindAll} (precision
+	// 0.5, recall 1) and {FindVets} (1, 1), Jaccard 0.5 between them.
+	if q := r.Quality; q == nil || q.Cycles != 4 || !near(q.Precision, 0.75) || !near(q.Recall, 1) || !near(q.Stability, 0.5) {
+		t.Errorf("restricted-100 quality: %+v", r.Quality)
+	}
+	if q := byName["expanded-10"].Quality; q == nil || !near(q.Precision, 1) || !near(q.Recall, 0.75) {
+		t.Errorf("expanded-10 quality: %+v", q)
+	}
+	if !near(none.ErrorShare, 0.01) || none.CallsPerRequest != 0 || full.Quality != nil {
+		t.Errorf("none: error share %v, calls/request %v; full quality %v", none.ErrorShare, none.CallsPerRequest, full.Quality)
 	}
 
 	var b bytes.Buffer
@@ -115,14 +146,18 @@ func TestSummarize(t *testing.T) {
 	}
 	table := b.String()
 	for _, want := range []string{
-		`(?m)^\s+none\s+-\s+2\s+1010\.0\s+\d+\.\d\s+100\.0%\s+\d+\.\d%\s+0\.0%\s+200\s+-\s+-\s+-\s+-\s*$`,
-		`(?m)^\s+full\s+100%\s+2\s+710\.0\s+\d+\.\d\s+70\.3%\s+\d+\.\d%\s+29\.7%\s+200\s+5\.0\s+5000\s+1\.00%\s+-\s*$`,
-		`(?m)^\s+expanded-10\s+10%\s+2\s+960\.0 .* 3\.0 of 20\s*$`,
+		`(?m)^\s+none\s+-\s+-\s+2\s+405\s+\[400, 410\]\s+\+0\.0%\s+\[.*\]\s+-\s+1010\s+\[1000, 1020\]\s+-\s+-\s+-\s+-\s+-\s*$`,
+		`(?m)^\s+full\s+module\s+100%\s+2\s+510\s+\[500, 520\]\s+\+25\.9%\s+\[.*\]\s+\+0\.\d–0\.\d% ≠\s+710\s+\[700, 720\]\s+5\.0\s+5000\s+-\s+-\s+-\s*$`,
+		`(?m)^\s+restricted-100\s+module\s+100%\s.*\s0\.75\s+1\.00\s+0\.50\s*$`,
 		`restricted: \(more frequent ∪ most expensive\) ∩ least changeable`,
+		`ground truth, steady load, expanded filter: service\.\(\*ClinicService\)\.FindVets, repository\.\(\*VetRepository\)\.FindAll`,
 	} {
 		if !regexp.MustCompile(want).MatchString(table) {
 			t.Errorf("the table lacks %s:\n%s", want, table)
 		}
+	}
+	if strings.Contains(table, "\n    truth ") {
+		t.Errorf("the table has a row for the ground truth's run:\n%s", table)
 	}
 
 	dir := t.TempDir()
@@ -137,20 +172,137 @@ func TestSummarize(t *testing.T) {
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Configs) != 10 || len(back.Runs) != 20 || back.Plan.Interval != sum.Plan.Interval || back.Configs[2].Ratio != sum.Configs[2].Ratio {
+	if len(back.Configs) != 11 || len(back.Runs) != 21 || back.Plan.Interval != sum.Plan.Interval || back.Configs[2].Ratio != sum.Configs[2].Ratio {
 		t.Errorf("summary.json does not round-trip: %d configurations, %d runs, interval %s", len(back.Configs), len(back.Runs), back.Plan.Interval)
 	}
-	svg, err := os.ReadFile(filepath.Join(dir, "throughput.svg"))
+	for name, wants := range map[string][]string{
+		"throughput.svg": {"no monitoring", "phase 1 only", "full monitoring", "restricted filter: ", "expanded filter: ", "100%", "10%"},
+		"cpu.svg":        {"CPU per request", "no monitoring", "probes off", "restricted filter: ", "% of no monitoring"},
+	} {
+		svg, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := xml.Unmarshal(svg, new(struct{})); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		for _, want := range wants {
+			if !bytes.Contains(svg, []byte(want)) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+}
+
+func TestQualityMeasures(t *testing.T) {
+	a, b, c := "a", "b", "c"
+	for _, tc := range []struct {
+		sel, truth []string
+		p, r, j    float64
+	}{
+		{[]string{a, b}, []string{a}, 0.5, 1, 0.5},
+		{[]string{a}, []string{a, b}, 1, 0.5, 0.5},
+		{nil, []string{a}, 1, 0, 0},
+		{[]string{a}, nil, 0, 1, 0},
+		{nil, nil, 1, 1, 1},
+		{[]string{a, c}, []string{b}, 0, 0, 0},
+	} {
+		p, r := precisionRecall(tc.sel, tc.truth)
+		if p != tc.p || r != tc.r || jaccard(tc.sel, tc.truth) != tc.j {
+			t.Errorf("%v against %v: precision %v, recall %v, Jaccard %v; want %v, %v, %v", tc.sel, tc.truth, p, r, jaccard(tc.sel, tc.truth), tc.p, tc.r, tc.j)
+		}
+	}
+	at := time.Unix(100, 0)
+	cy := func(sec int64, fs ...string) Cycle { return Cycle{At: time.Unix(sec, 0), Functions: fs} }
+	for _, tc := range []struct {
+		cycles []Cycle
+		want   int
+	}{
+		{[]Cycle{cy(99, a), cy(101, a), cy(102, b), cy(103, b)}, 2},
+		{[]Cycle{cy(99, a), cy(101, b), cy(102, b)}, 1},
+		{[]Cycle{cy(99, a), cy(101, b), cy(102, a)}, -1},
+		{[]Cycle{cy(99, a), cy(101, b), cy(102, c), cy(103, b)}, 3},
+		{[]Cycle{cy(99, a)}, 0},
+	} {
+		if got := follow(tc.cycles, at); got != tc.want {
+			t.Errorf("follow(%v) = %d, want %d", tc.cycles, got, tc.want)
+		}
+	}
+}
+
+func TestRoundOrder(t *testing.T) {
+	cs := []Config{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "t", Once: true}}
+	names := func(cs []Config) string {
+		var s []string
+		for _, c := range cs {
+			s = append(s, c.Name)
+		}
+		return strings.Join(s, "")
+	}
+	for rep, want := range map[int]string{1: "abct", 2: "acb", 3: "cab", 4: "cba"} {
+		if got := names(roundOrder(cs, rep)); got != want {
+			t.Errorf("round %d: %s, want %s", rep, got, want)
+		}
+	}
+}
+
+func TestScopeConfigs(t *testing.T) {
+	dir := t.TempDir()
+	for _, sc := range Scopes() {
+		path, err := sc.writeConfig(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Name == ScopeNarrow {
+			if path != "" {
+				t.Errorf("narrow writes %s, want the example's own", path)
+			}
+			continue
+		}
+		cfg, err := config.Load(path)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", sc.Name, err, sc.yaml())
+			continue
+		}
+		if cfg.Std != sc.Std || len(cfg.Include) != len(sc.Include) {
+			t.Errorf("%s: std %v, %d includes; want %v, %d", sc.Name, cfg.Std, len(cfg.Include), sc.Std, len(sc.Include))
+		}
+	}
+}
+
+func TestCostModel(t *testing.T) {
+	m := DefaultCosts()
+	// 10 calls, 4 timed, 1 of them traced; 20 calls off.
+	lo, hi := m.Predict(10, 4, 1, 20)
+	wantLo := (20*0.5 + 6*2.5 + 3*28.3 + 1*(37.3+26.3)) / 1000
+	if d := lo - wantLo; d > 1e-12 || d < -1e-12 || hi <= lo {
+		t.Errorf("Predict: %v–%v µs, want %v at the hot end and more at the cold", lo, hi, wantLo)
+	}
+	if lo, hi := m.Predict(0, 0, 0, 0); lo != 0 || hi != 0 {
+		t.Errorf("nothing monitored: %v–%v", lo, hi)
+	}
+}
+
+func TestStartOnPins(t *testing.T) {
+	cpus := allowedCPUs()
+	if len(cpus) < 2 {
+		t.Skip("fewer than two CPUs to pin to")
+	}
+	sleep, err := exec.LookPath("sleep")
 	if err != nil {
+		t.Skip("no sleep command")
+	}
+	cpu := cpus[len(cpus)-1]
+	cmd := exec.Command(sleep, "10")
+	if err := startOn(cmd, cpu); err != nil {
 		t.Fatal(err)
 	}
-	if err := xml.Unmarshal(svg, new(struct{})); err != nil {
-		t.Errorf("throughput.svg: %v", err)
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if got := cpusAllowed(cmd.Process.Pid); got != strconv.Itoa(cpu) {
+		t.Errorf("the child may run on %q, want %d", got, cpu)
 	}
-	for _, want := range []string{"no monitoring", "phase 1 only", "full monitoring", "restricted filter: ", "expanded filter: ", "100%", "10%"} {
-		if !bytes.Contains(svg, []byte(want)) {
-			t.Errorf("the chart lacks %q", want)
-		}
+	if got := allowedCPUs(); !slices.Equal(got, cpus) {
+		t.Errorf("after the start this process may run on %v, before on %v", got, cpus)
 	}
 }
 
@@ -171,6 +323,9 @@ func TestCPUCounters(t *testing.T) {
 	if processCPU("self") <= start {
 		t.Errorf("processCPU(self) did not grow from %s", start)
 	}
+	if threadsCPU(os.Getpid()) <= 0 {
+		t.Error("threadsCPU of this process: 0")
+	}
 	if got := processCPU("no-such-pid"); got != 0 {
 		t.Errorf("processCPU of no process: %s", got)
 	}
@@ -183,7 +338,8 @@ func TestPlanOnlyAndValidate(t *testing.T) {
 	for _, c := range p.Configs {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, ","); got != "none,phase1,full,off,query,fine-one,restricted-100,restricted-1,expanded-100,expanded-1" {
+	if got := strings.Join(names, ","); got != "none,phase1,full,off,query,fine-one,restricted-100,restricted-1,expanded-100,expanded-1,"+
+		"narrow-phase1,narrow-full,deps-phase1,deps-full,deps-expanded-10,truth,truth-browse,truth-maintenance,shift-restricted,shift-expanded" {
 		t.Errorf("tiny configurations: %s", got)
 	}
 	q, err := p.Only("full", "none", "full")

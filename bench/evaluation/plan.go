@@ -43,7 +43,11 @@ type Plan struct {
 	Seed       uint64            `json:"seed"`
 	ThinkTime  string            `json:"thinkTime"`
 	Users      string            `json:"users"`
-	Configs    []Config          `json:"configs"`
+	// ShiftCycles is how many analysis intervals the shift configurations
+	// load the service with each navigation pattern: the first pattern, then
+	// the second.
+	ShiftCycles int      `json:"shiftCycles,omitempty"`
+	Configs     []Config `json:"configs"`
 }
 
 func dur(d time.Duration) settings.Duration { return settings.Duration(d) }
@@ -51,7 +55,7 @@ func dur(d time.Duration) settings.Duration { return settings.Duration(d) }
 func basePlan(name string, runs int, warmup, duration, interval time.Duration, sampling []float64) Plan {
 	return Plan{Name: name, Runs: runs, Warmup: dur(warmup), Duration: dur(duration), Interval: dur(interval),
 		Sampling: slices.Clone(sampling), Restricted: DefaultRestricted, Expanded: DefaultExpanded,
-		Seed: 1, ThinkTime: "none", Users: "5–20"}
+		Seed: 1, ThinkTime: "none", Users: "5–20", ShiftCycles: 4}
 }
 
 // TinyPlan is a smoke test: 1 run of 1.5 s after 2 s, analysis every 500 ms,
@@ -60,16 +64,17 @@ func TinyPlan() Plan {
 	return basePlan("tiny", 1, 2*time.Second, 1500*time.Millisecond, 500*time.Millisecond, []float64{100, 1})
 }
 
-// QuickPlan is 1 run of 4 s after 4 s, analysis every second: about three
-// minutes, builds included.
+// QuickPlan checks that everything works: 3 runs of 1.5 s after 2 s,
+// analysis every second, sampling 100, 10 and 1 %; about six minutes on two
+// CPUs, builds included.
 func QuickPlan() Plan {
-	return basePlan("quick", 1, 4*time.Second, 4*time.Second, time.Second, DefaultSampling)
+	return basePlan("quick", 3, 2*time.Second, 1500*time.Millisecond, time.Second, []float64{100, 10, 1})
 }
 
-// FullPlan is the evaluation: 5 runs of 9 s after 5 s, analysis every 2 s,
-// about 18 minutes.
+// FullPlan is the evaluation: 12 runs of 3 s after 3 s, analysis every
+// second, the paper's six sampling rates; about 45 minutes on two CPUs.
 func FullPlan() Plan {
-	return basePlan("full", 5, 5*time.Second, 9*time.Second, 2*time.Second, DefaultSampling)
+	return basePlan("full", 12, 3*time.Second, 3*time.Second, time.Second, DefaultSampling)
 }
 
 // Kinds of configuration.
@@ -85,6 +90,18 @@ const (
 	KindOff     = "off"
 	KindQuery   = "query"
 	KindFineOne = "fine-one"
+	// The selection's quality: a complete fine trace of the workload, the
+	// ground truth of the filters (tigris analyze's analysis of it), and a
+	// two-phase run whose load switches navigation pattern in the middle.
+	KindTruth = "truth"
+	KindShift = "shift"
+)
+
+// The navigation patterns of the shift configurations: the visitors first,
+// then the front desk.
+var (
+	ShiftFrom = []string{"browse"}
+	ShiftTo   = []string{"maintenance"}
 )
 
 // WatchedFunction is the function the query configurations watch: the owner
@@ -98,22 +115,39 @@ const WatchQuery = "SELECT function, count(*) AS slow, max(duration) FROM calls 
 
 // Config is one configuration: how the service is built and started.
 type Config struct {
-	Name     string   `json:"name"`
-	Kind     string   `json:"kind"`
-	Label    string   `json:"label"`
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+	// Scope names the tigris build the configuration runs (Scopes); "" for
+	// the plain build.
+	Scope    string   `json:"scope,omitempty"`
 	Filter   string   `json:"filter,omitempty"`
 	Sampling float64  `json:"samplingPercent,omitempty"`
 	Env      []string `json:"env,omitempty"` // besides TIGRIS_ADMIN and TIGRIS_OUT
 	// Query is posted (detached) after the warm-up and runs through the
 	// measured window.
 	Query string `json:"query,omitempty"`
+	// Patterns are the navigation patterns of the load (all when empty);
+	// a shift configuration switches to Then after Plan.ShiftCycles
+	// intervals.
+	Patterns []string `json:"patterns,omitempty"`
+	Then     []string `json:"then,omitempty"`
+	// Once runs the configuration in the first round only (the ground
+	// truth: its trace is analyzed, not its cost).
+	Once bool `json:"once,omitempty"`
 }
 
 // Plain reports whether c runs the plain build, without monitoring.
 func (c *Config) Plain() bool { return c.Kind == KindNone }
 
 // TwoPhase reports whether c runs the analyzer.
-func (c *Config) TwoPhase() bool { return c.Kind == KindRestricted || c.Kind == KindExpanded }
+func (c *Config) TwoPhase() bool {
+	return c.Kind == KindRestricted || c.Kind == KindExpanded || c.Kind == KindShift
+}
+
+// Costed reports whether c's cost is part of the results table (the truth
+// runs' is not: they record result sizes).
+func (c *Config) Costed() bool { return c.Kind != KindTruth && c.Kind != KindShift }
 
 // CheckFilter reports whether text is a TigrisDSL filter the analyzer takes.
 func CheckFilter(text string) error {
@@ -121,40 +155,67 @@ func CheckFilter(text string) error {
 	return err
 }
 
-// Configs lists p's configurations, in the order of the paper's Fig. 4.
+// metricsEnv binds the paper's metrics (Table 9): invocation frequency,
+// execution time, computation pattern.
+const metricsEnv = "TIGRIS_METRICS=frequent=count,expensive=mean-time,changeable=result-size-sd"
+
+// Configs lists p's configurations: first the paper's Fig. 4 on the module
+// scope (none, phase 1, full, the two filters at each sampling rate), the
+// cost of a query, then phase 1 and full on the narrow and the dependency
+// scopes and the expanded filter at 10 % on the latter, then the ground
+// truth and the shift runs.
 func Configs(p Plan) []Config {
 	// TIGRIS_RULES=none: only the mode and the analyzer decide, whatever
-	// tigris.yaml's rules say. The metrics are the paper's (Table 9):
-	// invocation frequency, execution time, computation pattern.
+	// tigris.yaml's rules say.
 	common := []string{"TIGRIS_RULES=none", "TIGRIS_BUDGET=off", "TIGRIS_WRITER=async"}
+	phase1 := append(slices.Clone(common), "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=off")
+	full := append(slices.Clone(common), "TIGRIS_MODE=fine", "TIGRIS_ANALYSIS=off", "TIGRIS_SAMPLING=100%")
+	off := append(slices.Clone(common), "TIGRIS_MODE=off", "TIGRIS_ANALYSIS=off")
+	twoPhase := func(filter string, s float64) []string {
+		return append(slices.Clone(common), "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=on",
+			"TIGRIS_CRITERIA="+filter, metricsEnv,
+			"TIGRIS_INTERVAL="+p.Interval.String(), "TIGRIS_WINDOW=0s",
+			fmt.Sprintf("TIGRIS_SAMPLING=%g%%", s))
+	}
 	cs := []Config{
 		{Name: "none", Kind: KindNone, Label: "no monitoring"},
-		{Name: "phase1", Kind: KindPhase1, Label: "phase 1 only",
-			Env: append(slices.Clone(common), "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=off")},
-		{Name: "full", Kind: KindFull, Label: "full monitoring", Sampling: 100,
-			Env: append(slices.Clone(common), "TIGRIS_MODE=fine", "TIGRIS_ANALYSIS=off", "TIGRIS_SAMPLING=100%")},
-	}
-	off := append(slices.Clone(common), "TIGRIS_MODE=off", "TIGRIS_ANALYSIS=off")
-	cs = append(cs,
-		Config{Name: "off", Kind: KindOff, Label: "probes off", Env: off},
-		Config{Name: "query", Kind: KindQuery, Label: "one query, threshold pushed down", Env: off, Query: WatchQuery},
-		Config{Name: "fine-one", Kind: KindFineOne, Label: "the same function fine", Sampling: 100,
+		{Name: "phase1", Kind: KindPhase1, Scope: ScopeModule, Label: "phase 1 only", Env: phase1},
+		{Name: "full", Kind: KindFull, Scope: ScopeModule, Label: "full monitoring", Sampling: 100, Env: full},
+		{Name: "off", Kind: KindOff, Scope: ScopeModule, Label: "probes off", Env: off},
+		{Name: "query", Kind: KindQuery, Scope: ScopeModule, Label: "one query, threshold pushed down", Env: off, Query: WatchQuery},
+		{Name: "fine-one", Kind: KindFineOne, Scope: ScopeModule, Label: "the same function fine", Sampling: 100,
 			Env: append(slices.Clone(off), "TIGRIS_RULES=fine:execution(* "+WatchedFunction+"(..))", "TIGRIS_SAMPLING=100%")},
-	)
+	}
 	for _, k := range []struct{ kind, label, filter string }{
 		{KindRestricted, "restricted filter", p.Restricted},
 		{KindExpanded, "expanded filter", p.Expanded},
 	} {
 		for _, s := range p.Sampling {
-			cs = append(cs, Config{
-				Name: fmt.Sprintf("%s-%g", k.kind, s), Kind: k.kind, Label: k.label, Filter: k.filter, Sampling: s,
-				Env: append(slices.Clone(common), "TIGRIS_MODE=coarse", "TIGRIS_ANALYSIS=on",
-					"TIGRIS_CRITERIA="+k.filter,
-					"TIGRIS_METRICS=frequent=count,expensive=mean-time,changeable=result-size-sd",
-					"TIGRIS_INTERVAL="+p.Interval.String(), "TIGRIS_WINDOW=0s",
-					fmt.Sprintf("TIGRIS_SAMPLING=%g%%", s)),
-			})
+			cs = append(cs, Config{Name: fmt.Sprintf("%s-%g", k.kind, s), Kind: k.kind, Scope: ScopeModule,
+				Label: k.label, Filter: k.filter, Sampling: s, Env: twoPhase(k.filter, s)})
 		}
+	}
+	for _, sc := range []string{ScopeNarrow, ScopeDeps} {
+		cs = append(cs,
+			Config{Name: sc + "-phase1", Kind: KindPhase1, Scope: sc, Label: "phase 1 only", Env: phase1},
+			Config{Name: sc + "-full", Kind: KindFull, Scope: sc, Label: "full monitoring", Sampling: 100, Env: full})
+	}
+	cs = append(cs, Config{Name: "deps-expanded-10", Kind: KindExpanded, Scope: ScopeDeps, Label: "expanded filter",
+		Filter: p.Expanded, Sampling: 10, Env: twoPhase(p.Expanded, 10)})
+	// The ground truth: every call of the module traced with its result's
+	// size (what the changeable criterion reads), under the steady load and
+	// under each pattern of the shift alone.
+	truth := append(slices.Clone(full), "TIGRIS_SUMMARIES=on")
+	cs = append(cs,
+		Config{Name: "truth", Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, steady load", Sampling: 100, Env: truth, Once: true},
+		Config{Name: "truth-" + strings.Join(ShiftFrom, "+"), Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, first pattern",
+			Sampling: 100, Env: truth, Once: true, Patterns: ShiftFrom},
+		Config{Name: "truth-" + strings.Join(ShiftTo, "+"), Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, second pattern",
+			Sampling: 100, Env: truth, Once: true, Patterns: ShiftTo})
+	for _, k := range []struct{ name, filter string }{{"restricted", p.Restricted}, {"expanded", p.Expanded}} {
+		cs = append(cs, Config{Name: "shift-" + k.name, Kind: KindShift, Scope: ScopeModule,
+			Label: k.name + " filter, load switching pattern", Filter: k.filter, Sampling: 10,
+			Env: twoPhase(k.filter, 10), Patterns: ShiftFrom, Then: ShiftTo, Once: true})
 	}
 	return cs
 }
@@ -191,6 +252,14 @@ func (p Plan) Validate() error {
 	}
 	if slices.ContainsFunc(p.Configs, func(c Config) bool { return c.TwoPhase() }) && p.Warmup <= p.Interval {
 		return fmt.Errorf("the warm-up (%s) must be longer than the analysis interval (%s): the measured window starts after a cycle", p.Warmup, p.Interval)
+	}
+	for _, c := range p.Configs {
+		if _, ok := scopeByName(c.Scope); c.Scope != "" && !ok || c.Scope == "" && !c.Plain() {
+			return fmt.Errorf("configuration %s: no scope %q", c.Name, c.Scope)
+		}
+		if c.Kind == KindShift && p.ShiftCycles < 1 {
+			return fmt.Errorf("configuration %s: the plan's shift cycles are %d, want at least 1", c.Name, p.ShiftCycles)
+		}
 	}
 	return nil
 }

@@ -22,15 +22,26 @@ type RunResult struct {
 	// WarmupRequests were completed before the window.
 	WarmupRequests int64 `json:"warmupRequests"`
 	// ServerCPUSeconds is the service's user and system CPU time over its whole
-	// life (start, warm-up, window, shutdown).
+	// life (start, warm-up, window, shutdown), from its rusage.
 	ServerCPUSeconds float64 `json:"serverCPUSeconds"`
+	// WindowCPUSeconds is the CPU time the service's threads ran during the
+	// measured window (the scheduler's counters), CPUPerRequestUs that over
+	// the window's requests: the evaluation's measure of cost.
+	WindowCPUSeconds float64 `json:"windowCPUSeconds"`
+	CPUPerRequestUs  float64 `json:"cpuPerRequestUs"`
+	// ServiceCPUs are the CPUs the service was allowed on (/proc's
+	// Cpus_allowed_list), "" where the system does not say.
+	ServiceCPUs string `json:"serviceCPUs,omitempty"`
 	// MonitoredCalls are the probes' completed calls in the window; Records the
 	// fine records produced in it (written, queued or dropped), Dropped those
 	// the writer dropped. TraceBytes is the size of the trace file at the end.
 	MonitoredCalls uint64 `json:"monitoredCalls,omitempty"`
-	Records        uint64 `json:"records,omitempty"`
-	Dropped        uint64 `json:"dropped,omitempty"`
-	TraceBytes     int64  `json:"traceBytes,omitempty"`
+	// TimedCalls are those of MonitoredCalls whose time was taken (every
+	// fine call, one coarse call in N).
+	TimedCalls uint64 `json:"timedCalls,omitempty"`
+	Records    uint64 `json:"records,omitempty"`
+	Dropped    uint64 `json:"dropped,omitempty"`
+	TraceBytes int64  `json:"traceBytes,omitempty"`
 	// QueryTuples are the calls that reached the query configuration's
 	// query in the window (after its pushed-down predicates), QueryRows the
 	// rows it produced.
@@ -42,7 +53,14 @@ type RunResult struct {
 	Cycles       []Cycle `json:"cycles,omitempty"`
 	// Selected is the selection in force at the end of the window.
 	Selected []string `json:"selected,omitempty"`
-	LoadAvg  float64  `json:"loadAvg"` // 1-minute load average before the run
+	// SwitchAt is when a shift configuration's load switched pattern.
+	SwitchAt time.Time `json:"switchAt,omitzero"`
+	// Truth is a truth configuration's ground truth: per filter text, the
+	// functions the offline analyzer selects from the run's trace;
+	// TruthFunctions the number of functions the trace called.
+	Truth          map[string][]string `json:"truth,omitempty"`
+	TruthFunctions int                 `json:"truthFunctions,omitempty"`
+	LoadAvg        float64             `json:"loadAvg"` // 1-minute load average before the run
 	// OtherCPUSeconds is the CPU time the rest of the machine used during the
 	// run: all processes but the service and this one (Linux only; 0
 	// elsewhere). On a quiet machine it is near 0.
@@ -51,10 +69,13 @@ type RunResult struct {
 
 // Cycle summarizes one analysis cycle.
 type Cycle struct {
-	Candidates int `json:"candidates"`
-	Selected   int `json:"selected"`
-	Added      int `json:"added"`
-	Removed    int `json:"removed"`
+	At         time.Time `json:"at"`
+	Candidates int       `json:"candidates"`
+	Selected   int       `json:"selected"`
+	Added      int       `json:"added"`
+	Removed    int       `json:"removed"`
+	// Functions are the functions selected (signatures).
+	Functions []string `json:"functions,omitempty"`
 }
 
 // ConfigSummary is one configuration over its runs.
@@ -71,13 +92,38 @@ type ConfigSummary struct {
 	Ratio    float64 `json:"ratio,omitempty"`
 	RatioCI  float64 `json:"ratioCI95,omitempty"`
 	Overhead float64 `json:"overhead,omitempty"`
-	// CPUPerRequestUs is the service's CPU time per completed request over its
-	// whole life (warm-up and window), a measure less sensitive to the load
-	// generator sharing the machine.
+	// CPUPerRequestUs is the median over the runs of the service's CPU time
+	// per request in the measured window, CPULo and CPUHi its 95 %
+	// bootstrap interval. CPURatio is it over the no-monitoring median, with
+	// its interval (both samples resampled); 0 without a no-monitoring
+	// configuration.
 	CPUPerRequestUs float64 `json:"cpuPerRequestUs"`
-	CallsPerRequest float64 `json:"monitoredCallsPerRequest"`
-	RecordsPerSec   float64 `json:"recordsPerSecond"`
-	DroppedShare    float64 `json:"droppedShare"`
+	CPULo           float64 `json:"cpuLo"`
+	CPUHi           float64 `json:"cpuHi"`
+	CPURatio        float64 `json:"cpuRatio,omitempty"`
+	CPURatioLo      float64 `json:"cpuRatioLo,omitempty"`
+	CPURatioHi      float64 `json:"cpuRatioHi,omitempty"`
+	// MedianThroughput is the median req/s over the runs, with its 95 %
+	// bootstrap interval.
+	MedianThroughput float64 `json:"medianThroughput"`
+	ThroughputLo     float64 `json:"throughputLo"`
+	ThroughputHi     float64 `json:"throughputHi"`
+	// ModelLo and ModelHi are the extra CPU per request the cost model
+	// predicts (µs, hot and cold per-call costs); ModelOK says whether that
+	// range meets the measured extra's interval.
+	ModelLo float64 `json:"modelLoUs"`
+	ModelHi float64 `json:"modelHiUs"`
+	ModelOK bool    `json:"modelOK"`
+	// TimedPerRequest are the monitored calls per request whose time was
+	// taken; RecordsPerRequest the fine records.
+	TimedPerRequest   float64 `json:"timedPerRequest"`
+	RecordsPerRequest float64 `json:"recordsPerRequest"`
+	// Quality is the selections' against the ground truth (two-phase
+	// configurations of the module scope, when the plan has the truth).
+	Quality         *Quality `json:"quality,omitempty"`
+	CallsPerRequest float64  `json:"monitoredCallsPerRequest"`
+	RecordsPerSec   float64  `json:"recordsPerSecond"`
+	DroppedShare    float64  `json:"droppedShare"`
 	// Selected is the mean number of functions selected per cycle in the
 	// windows, of Candidates; SelectedFuncs every function selected at the end
 	// of a window, with in how many runs.
@@ -98,28 +144,45 @@ type Summary struct {
 	Builds   []bench.BuildResult `json:"builds"`
 	Complete bool                `json:"complete"` // every planned run ran
 	Probes   int                 `json:"probes,omitempty"`
-	Configs  []ConfigSummary     `json:"configs"`
-	Runs     []RunResult         `json:"runs"`
+	// ScopeProbes are the probes each scope's build has (Scopes).
+	ScopeProbes map[string]int `json:"scopeProbes,omitempty"`
+	Scopes      []Scope        `json:"scopes,omitempty"`
+	// Pinning says where the service and the load generator ran.
+	Pinning string          `json:"pinning,omitempty"`
+	Costs   CostModel       `json:"costs"`
+	Configs []ConfigSummary `json:"configs"`
+	Runs    []RunResult     `json:"runs"`
 }
 
 // Summarize fills in sum.Configs from sum.Runs: per configuration the mean
-// throughput with its 95 % interval, and its ratio to no monitoring.
+// throughput with its 95 % interval and its ratio to no monitoring, the
+// medians of CPU per request and throughput with bootstrap intervals, the
+// cost model's prediction and the selections' quality.
 func Summarize(sum *Summary) {
 	sum.Configs = nil
+	if sum.Costs.Source == "" {
+		sum.Costs = DefaultCosts()
+	}
 	var ref *ConfigSummary
+	cpuOf := map[string][]float64{}
 	for _, c := range sum.Plan.Configs {
 		cs := ConfigSummary{Config: c}
-		var cpu, reqs, calls, records, dropped, errs, secs float64
+		var reqs, calls, timed, records, dropped, errs, secs float64
 		var cycles, selected, cands int
+		var tps []float64
 		for _, r := range sum.Runs {
 			if r.Config != c.Name {
 				continue
 			}
 			cs.Runs++
 			cs.PerRun = append(cs.PerRun, r.Throughput)
-			cpu += r.ServerCPUSeconds
+			tps = append(tps, r.Throughput)
+			if r.CPUPerRequestUs > 0 {
+				cpuOf[c.Name] = append(cpuOf[c.Name], r.CPUPerRequestUs)
+			}
 			reqs += float64(r.Requests)
 			calls += float64(r.MonitoredCalls)
+			timed += float64(r.TimedCalls)
 			records += float64(r.Records)
 			dropped += float64(r.Dropped)
 			errs += float64(r.Errors)
@@ -138,19 +201,21 @@ func Summarize(sum *Summary) {
 					cs.SelectedFuncs[f]++
 				}
 			}
-			allReqs := float64(r.Requests + r.WarmupRequests)
-			if allReqs > 0 {
-				cs.CPUPerRequestUs += 1e6 * r.ServerCPUSeconds / allReqs
-			}
 		}
 		if cs.Runs == 0 {
 			continue
 		}
 		m := moments.Of(cs.PerRun)
 		cs.Throughput, cs.CI95, cs.StdDev = m.Mean(), m.CI95(), m.StdDev()
-		cs.CPUPerRequestUs /= float64(cs.Runs)
+		seed := sum.Plan.Seed + uint64(len(sum.Configs))
+		cs.MedianThroughput, cs.ThroughputLo, cs.ThroughputHi = moments.MedianCI95(tps, seed)
+		if xs := cpuOf[c.Name]; len(xs) > 0 {
+			cs.CPUPerRequestUs, cs.CPULo, cs.CPUHi = moments.MedianCI95(xs, seed)
+		}
 		if reqs > 0 {
 			cs.CallsPerRequest = calls / reqs
+			cs.TimedPerRequest = timed / reqs
+			cs.RecordsPerRequest = records / reqs
 			cs.ErrorShare = errs / reqs
 		}
 		if secs > 0 {
@@ -163,20 +228,44 @@ func Summarize(sum *Summary) {
 			cs.Selected = float64(selected) / float64(cycles)
 			cs.Candidates = float64(cands) / float64(cycles)
 		}
+		if q, ok := judge(sum, c); ok {
+			cs.Quality = &q
+		}
 		sum.Configs = append(sum.Configs, cs)
 		if c.Kind == KindNone {
 			ref = &sum.Configs[len(sum.Configs)-1]
 		}
 	}
-	if ref == nil {
+	if ref == nil || ref.Throughput <= 0 {
 		return
 	}
-	if ref.Throughput <= 0 {
-		return
+	// Calls per request of each scope with its probes on, for the cost of
+	// the same calls with them off.
+	phase1Calls := map[string]float64{}
+	for _, cs := range sum.Configs {
+		if cs.Kind == KindPhase1 {
+			phase1Calls[cs.Scope] = cs.CallsPerRequest
+		}
 	}
 	for i := range sum.Configs {
 		cs := &sum.Configs[i]
 		cs.Ratio, cs.RatioCI = moments.RatioCI95(cs.Throughput, cs.CI95, ref.Throughput, ref.CI95)
 		cs.Overhead = 1 - cs.Ratio
+		if len(cpuOf[cs.Name]) == 0 || len(cpuOf[ref.Name]) == 0 {
+			continue
+		}
+		cs.CPURatio, cs.CPURatioLo, cs.CPURatioHi = moments.RatioOfMediansCI95(cpuOf[cs.Name], cpuOf[ref.Name], sum.Plan.Seed+uint64(i))
+		switch cs.Kind {
+		case KindNone:
+			cs.ModelOK = true
+			continue
+		case KindOff, KindQuery:
+			cs.ModelLo, cs.ModelHi = sum.Costs.Predict(cs.CallsPerRequest, cs.TimedPerRequest, cs.RecordsPerRequest, phase1Calls[cs.Scope])
+		default:
+			cs.ModelLo, cs.ModelHi = sum.Costs.Predict(cs.CallsPerRequest, cs.TimedPerRequest, cs.RecordsPerRequest, 0)
+		}
+		base := ref.CPUPerRequestUs
+		lo, hi := (cs.CPURatioLo-1)*base, (cs.CPURatioHi-1)*base
+		cs.ModelOK = cs.ModelHi >= lo && cs.ModelLo <= hi
 	}
 }

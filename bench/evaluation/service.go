@@ -102,9 +102,10 @@ var (
 	adminRE     = regexp.MustCompile(`tigris: admin endpoint on http://([^/\s]+)/`)
 )
 
-// startService starts bin and waits until it printed its API address and,
-// withAdmin, the admin endpoint's (a plain build prints none).
-func startService(ctx context.Context, bin, dir string, withAdmin bool, env []string) (*service, error) {
+// startService starts bin, on CPU cpu alone unless cpu < 0 (startOn), and
+// waits until it printed its API address and, withAdmin, the admin
+// endpoint's (a plain build prints none).
+func startService(ctx context.Context, bin, dir string, withAdmin bool, env []string, cpu int) (*service, error) {
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
 	cmd.Dir = dir
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TIGRIS_") }), env...)
@@ -116,7 +117,7 @@ func startService(ctx context.Context, bin, dir string, withAdmin bool, env []st
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startOn(cmd, cpu); err != nil {
 		return nil, fmt.Errorf("starting petclinic: %w", err)
 	}
 	s := &service{cmd: cmd, exit: make(chan error, 1)}

@@ -30,43 +30,62 @@ const (
 const evalHelp = `
 
 --workload petclinic measures instead what the Tigris paper's evaluation
-measured (Mertz & Nunes, JSS 2021, section 6.2.1, Fig. 4): the throughput of a
-web service under load, examples/petclinic here, in fresh processes and
-interleaved repetitions of these configurations:
+measured (Mertz & Nunes, JSS 2021, section 6.2.1, Fig. 4) on a web service
+under load, examples/petclinic here: the service's CPU time per request and
+its throughput, in fresh processes and interleaved repetitions of these
+configurations, each a build of one scope:
+
+  scope narrow      the example's tigris.yaml: service and repository layers
+  scope module      every function of the service's module
+  scope deps        the module, the SQL driver, database/sql and the router
+                    (net/http's ServeMux), by execution pointcuts (std: true)
 
   none              go build: no monitoring
-  phase1            tigris go build, every probe coarse, no analysis (phase 1 only)
-  full              every probe fine, sampling 100 %, async writer to a file
-  off               tigris go build, every probe off
+  phase1            module, every probe coarse, no analysis (phase 1 only)
+  full              module, every probe fine, sampling 100 %, async writer
+  off               module, every probe off
   query             probes off but one query (docs/queries.md): the slow calls of
                     one repository method, threshold pushed down to its probe
   fine-one          probes off but that method fine, sampling 100 %
   restricted-<s>    two-phase: coarse, and every --interval the analyzer traces
                     what --restricted selects in fine mode at sampling <s> %
   expanded-<s>      the same with --expanded
-                    (s = --sampling: 100, 50, 25, 10, 5 and 1 by default)
+                    (s = --sampling: 100, 50, 25, 10, 5 and 1 in --full)
+  narrow-phase1, narrow-full, deps-phase1, deps-full, deps-expanded-10
+                    the same on the other scopes
+  truth, truth-browse, truth-maintenance
+                    once: every call of the module traced with its result's
+                    size under the steady load, the browsing users alone and
+                    the front desk alone; tigris analyze's selection from the
+                    trace is the ground truth of each filter
+  shift-restricted, shift-expanded
+                    once: two-phase at 10 %, the load switching from browsing
+                    to the front desk after 4 analysis intervals
 
-The load generator (package loadgen, the paper's workload) runs in this process
-against the service on a loopback port: 5 to 20 users following three
-navigation patterns, without think time, so the service is saturated and
-throughput is its capacity. Both share the machine: with N CPUs the service
-gets less than N. Every run loads the service for --warmup-time (for two-phase,
-until at least one analysis cycle has happened), then measures the throughput
-of the next --duration.
+With two CPUs or more the service runs on one CPU and the load generator
+(examples/petclinic/cmd/petclinic-load, the paper's workload) in a process of
+its own on another (sched_setaffinity): 5 to 20 users following three
+navigation patterns, without think time. Every run loads the service for
+--warmup-time (for two-phase, until at least one analysis cycle has happened),
+then measures the next --duration: the CPU time of the service's threads over
+the requests served, and the throughput. The table gives medians over the runs
+with 95 % bootstrap intervals, the CPU per request against no monitoring, the
+extra CPU the per-call costs of docs/performance.md predict, and the precision
+and recall of the live selections against the ground truth.
 
 Plans (per configuration):
   --tiny    1 run of 1.5 s after 2 s, sampling 100 and 1 %: a smoke test
-  --quick   1 run of 4 s after 4 s, analysis every 1 s (the default; about
-            three minutes, builds included)
-  --full    5 runs of 9 s after 5 s, analysis every 2 s: the evaluation,
-            about 18 minutes
+  --quick   3 runs of 1.5 s after 2 s, analysis every 1 s, sampling 100, 10
+            and 1 % (the default; about six minutes, builds included)
+  --full    12 runs of 3 s after 3 s, analysis every 1 s, all six rates: the
+            evaluation, about 45 minutes
 --runs, --duration, --warmup-time, --interval, --sampling, --restricted,
 --expanded, --seed and --only (configuration names) override them.
 
 Results go to --out (default petclinic-results/<plan>-<time>): summary.json
-(plan, machine, every run, every configuration's mean throughput with its 95 %
-confidence interval and its ratio to no monitoring), table.txt (also on
-standard output) and throughput.svg (the chart of the paper's Fig. 4).`
+(plan, machine, every run, every configuration's medians with their
+intervals), table.txt (also on standard output), cpu.svg (the paper's Fig. 4
+with CPU per request) and throughput.svg.`
 
 // evalOptions are the flags only --workload petclinic takes.
 type evalOptions struct {
@@ -233,6 +252,6 @@ func writeEvalReport(stdout, stderr io.Writer, dir string, sum *evaluation.Summa
 	if err := evaluation.WriteTable(stdout, sum); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "bench: report in %s (table.txt, summary.json, throughput.svg)\n", dir)
+	fmt.Fprintf(stderr, "bench: report in %s (table.txt, summary.json, cpu.svg, throughput.svg)\n", dir)
 	return nil
 }

@@ -30,17 +30,18 @@ func evalPlanFlags(t *testing.T, args ...string) (evaluation.Plan, error) {
 func TestEvalPlanFlags(t *testing.T) {
 	all := "none,phase1,full,off,query,fine-one,restricted-100,restricted-50,restricted-25,restricted-10,restricted-5,restricted-1," +
 		"expanded-100,expanded-50,expanded-25,expanded-10,expanded-5,expanded-1"
+	extra := ",narrow-phase1,narrow-full,deps-phase1,deps-full,deps-expanded-10,truth,truth-browse,truth-maintenance,shift-restricted,shift-expanded"
 	for _, c := range []struct {
 		args []string
 		want string // name runs warm-up duration interval: configurations
 	}{
-		{nil, "quick 1 4s 4s 1s: " + all},
-		{[]string{"--full"}, "full 5 5s 9s 2s: " + all},
-		{[]string{"--tiny"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,off,query,fine-one,restricted-100,restricted-1,expanded-100,expanded-1"},
-		{[]string{"--tiny", "--sampling", "20,0.5"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,off,query,fine-one,restricted-20,restricted-0.5,expanded-20,expanded-0.5"},
+		{nil, "quick 3 2s 1.5s 1s: none,phase1,full,off,query,fine-one,restricted-100,restricted-10,restricted-1,expanded-100,expanded-10,expanded-1" + extra},
+		{[]string{"--full"}, "full 12 3s 3s 1s: " + all + extra},
+		{[]string{"--tiny"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,off,query,fine-one,restricted-100,restricted-1,expanded-100,expanded-1" + extra},
+		{[]string{"--tiny", "--sampling", "20,0.5"}, "tiny 1 2s 1.5s 500ms: none,phase1,full,off,query,fine-one,restricted-20,restricted-0.5,expanded-20,expanded-0.5" + extra},
 		{[]string{"--full", "--runs", "5", "--duration", "20s", "--warmup-time", "9s", "--interval", "4s", "--only", "none,full,none"},
 			"full 5 9s 20s 4s: none,full"},
-		{[]string{"--only", "phase1", "--warmup-time", "1s", "--interval", "1m"}, "quick 1 1s 4s 1m0s: phase1"},
+		{[]string{"--only", "phase1", "--warmup-time", "1s", "--interval", "1m"}, "quick 3 1s 1.5s 1m0s: phase1"},
 	} {
 		p, err := evalPlanFlags(t, c.args...)
 		if err != nil {
@@ -121,13 +122,20 @@ func TestBenchPetclinicTiny(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("tigris bench: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	configs := []string{"none", "phase1", "full", "off", "query", "fine-one", "restricted-100", "restricted-1", "expanded-100", "expanded-1"}
+	configs := []string{"none", "phase1", "full", "off", "query", "fine-one", "restricted-100", "restricted-1", "expanded-100", "expanded-1",
+		"narrow-phase1", "narrow-full", "deps-phase1", "deps-full", "deps-expanded-10"}
+	quality := []string{"truth", "truth-browse", "truth-maintenance", "shift-restricted", "shift-expanded"}
 	for _, c := range configs {
 		if !regexp.MustCompile(`(?m)^\s+` + c + `\s`).MatchString(stdout.String()) {
 			t.Errorf("the table lacks %s:\n%s", c, stdout.String())
 		}
 	}
-	if !regexp.MustCompile(`(?m)^\[10/10 \d+:\d\d, ETA 0:00\] run 1/1 `).MatchString(stderr.String()) ||
+	for _, want := range []string{"ground truth, steady load, expanded filter: ", "shift-expanded (browse, then maintenance): settled after "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\[20/20 \d+:\d\d, ETA 0:00\] run 1/1 `).MatchString(stderr.String()) ||
 		!strings.Contains(stderr.String(), "built tigris petclinic") {
 		t.Errorf("progress:\n%s", stderr.String())
 	}
@@ -139,13 +147,17 @@ func TestBenchPetclinicTiny(t *testing.T) {
 	if err := json.Unmarshal(js, &sum); err != nil {
 		t.Fatal(err)
 	}
-	if !sum.Complete || len(sum.Runs) != len(configs) || len(sum.Configs) != len(configs) || sum.Probes == 0 {
-		t.Fatalf("summary: complete %v, %d runs, %d configurations, %d probes", sum.Complete, len(sum.Runs), len(sum.Configs), sum.Probes)
+	all := len(configs) + len(quality)
+	if !sum.Complete || len(sum.Runs) != all || len(sum.Configs) != all || sum.ScopeProbes["deps"] <= sum.ScopeProbes["module"] || sum.ScopeProbes["narrow"] == 0 {
+		t.Fatalf("summary: complete %v, %d runs, %d configurations, probes %v", sum.Complete, len(sum.Runs), len(sum.Configs), sum.ScopeProbes)
 	}
 	for _, r := range sum.Runs {
 		c := sum.Plan.Configs[slices.IndexFunc(sum.Plan.Configs, func(c evaluation.Config) bool { return c.Name == r.Config })]
-		if r.Requests == 0 || r.Throughput <= 0 || r.NoAnswer != 0 || r.ServerCPUSeconds <= 0 {
-			t.Errorf("%s: %d requests, %v req/s, %d without answer, %v s CPU", r.Config, r.Requests, r.Throughput, r.NoAnswer, r.ServerCPUSeconds)
+		if r.Requests == 0 || r.Throughput <= 0 || r.NoAnswer != 0 || r.ServerCPUSeconds <= 0 || r.CPUPerRequestUs <= 0 {
+			t.Errorf("%s: %d requests, %v req/s, %d without answer, %v s CPU, %v µs CPU/request", r.Config, r.Requests, r.Throughput, r.NoAnswer, r.ServerCPUSeconds, r.CPUPerRequestUs)
+		}
+		if sum.Env.NumCPU >= 2 && r.ServiceCPUs == "" {
+			t.Errorf("%s: the service was not pinned (%s)", r.Config, sum.Pinning)
 		}
 		switch {
 		case c.Plain():
@@ -172,6 +184,12 @@ func TestBenchPetclinicTiny(t *testing.T) {
 			if r.Records == 0 || r.Records < r.MonitoredCalls*9/10 || r.TraceBytes == 0 {
 				t.Errorf("full: %d records for %d monitored calls, %d trace bytes", r.Records, r.MonitoredCalls, r.TraceBytes)
 			}
+		case c.Kind == evaluation.KindTruth:
+			if r.Truth == nil || r.TruthFunctions == 0 {
+				t.Errorf("%s: no ground truth (%d functions)", r.Config, r.TruthFunctions)
+			}
+		case c.Kind == evaluation.KindShift && r.SwitchAt.IsZero():
+			t.Errorf("%s: the load did not switch", r.Config)
 		case c.TwoPhase():
 			if r.CyclesBefore == 0 || len(r.Cycles) == 0 || r.Cycles[0].Candidates == 0 {
 				t.Errorf("%s: %d cycles before the window, in it %+v", r.Config, r.CyclesBefore, r.Cycles)
@@ -181,7 +199,7 @@ func TestBenchPetclinicTiny(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"table.txt", "throughput.svg"} {
+	for _, f := range []string{"table.txt", "throughput.svg", "cpu.svg"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
