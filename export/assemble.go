@@ -44,6 +44,10 @@ type spanItem struct {
 	// link, on a root of a trace a go statement started, is the call that
 	// ran the go statement (links.go); immutable, workers read it.
 	link *spanLink
+	// remote is the remote parent of the span's trace, linkRemote that of
+	// the link's trace (remote.go): set when the span is emitted, nil for
+	// none; immutable, workers read them.
+	remote, linkRemote *writer.Remote
 }
 
 // held is a record waiting in an open trace, with its arrival: the
@@ -186,6 +190,11 @@ type stream struct {
 	// linkOrder is their order of arrival, for the bound (links.go).
 	links     map[uint64]*linkState
 	linkOrder []uint64
+
+	// remotes are the remote parents read, by trace; remoteOrder their
+	// order of arrival, for the bound (remote.go).
+	remotes     map[uint64]*writer.Remote
+	remoteOrder []uint64
 }
 
 // release lets go of what an ended stream no longer needs, once nothing of
@@ -200,6 +209,7 @@ func (st *stream) release() {
 	st.settle, st.clock = nil, nil
 	st.completed = completedIDs{}
 	st.links, st.linkOrder = nil, nil
+	st.remotes, st.remoteOrder = nil, nil
 }
 
 func newStream(h *writer.Header, res []kv) *stream {
@@ -499,6 +509,10 @@ func (a *assembler) send(st *stream, id uint64, mode flushMode, ripe int64, now 
 	}
 	if mode == flushComplete || mode == flushFinal {
 		delete(st.traces, id)
+		if len(st.links) == 0 {
+			// Its spans are made; a root waiting for a link would need it.
+			delete(st.remotes, id)
+		}
 		st.completed.add(id)
 		a.freeTrace(t)
 		if len(st.links) > 0 {

@@ -30,7 +30,8 @@ import (
 // records with writer.FlagLink), links and the roots that wait for them in
 // Links, and what a trace sent in parts in Sent (links.go).
 //
-// Fields added later (the links) decode as zero from an older checkpoint.
+// Fields added later (the links, the remote parents) decode as zero from an
+// older checkpoint.
 const checkpointVersion = 1
 
 type ckptFile struct {
@@ -51,7 +52,8 @@ type ckptStream struct {
 	Open      []ckptTrace
 	Spans     []ckptSpan // made, not delivered
 	Completed []uint64
-	Links     []ckptLink // in order of arrival
+	Links     []ckptLink      // in order of arrival
+	Remotes   []writer.Remote // kept, in order of arrival
 }
 
 // ckptLink is a linkState of child trace Child.
@@ -172,6 +174,11 @@ func (s *shipper) snapshot() *ckptFile {
 					cl.Waiting = append(cl.Waiting, ckptSpanOf(&ls.waiting[i]))
 				}
 				cs.Links = append(cs.Links, cl)
+			}
+		}
+		for _, id := range st.remoteOrder {
+			if m := st.remotes[id]; m != nil {
+				cs.Remotes = append(cs.Remotes, *m)
 			}
 		}
 		f.Streams = append(f.Streams, cs)
@@ -308,6 +315,9 @@ func (s *shipper) loadCheckpoint() (map[uint64]position, error) {
 			st.linkOrder = append(st.linkOrder, cl.Child)
 			s.asm.links++
 			s.asm.waiting += int64(len(ls.waiting))
+		}
+		for j := range cs.Remotes {
+			st.addRemote(&cs.Remotes[j])
 		}
 		spans := make([]spanItem, len(cs.Spans))
 		for j := range cs.Spans {

@@ -57,9 +57,12 @@ type readBatch struct {
 	probes []writer.ProbeDef
 	recs   []writer.Record
 	links  []batchLink
-	lost   uint64 // records the program's writer reported lost
-	gaps   int64  // damaged stretches skipped, and files found gone
-	ended  bool   // the stream has no more files and will get no more items
+	// remotes are the remote parents read: each comes before the records
+	// of its trace, so the batch's are taken before its records.
+	remotes []writer.Remote
+	lost    uint64 // records the program's writer reported lost
+	gaps    int64  // damaged stretches skipped, and files found gone
+	ended   bool   // the stream has no more files and will get no more items
 	// failed: with Once, the follower gave up on a file it could not read;
 	// the stream is not ended (a later run reads on from the position).
 	failed bool
@@ -295,6 +298,10 @@ func (f *follower) file(ctx context.Context, pos position) (*writer.Header, erro
 				lb := batch()
 				lb.links = append(lb.links, batchLink{len(lb.recs), it.Link})
 			}
+		case writer.KindRemote:
+			// Kept even where records are skipped, as definitions are:
+			// the records after the position need them.
+			batch().remotes = append(batch().remotes, it.Remote)
 		case writer.KindLoss:
 			if !skip {
 				batch().lost += it.Loss.Count

@@ -486,6 +486,9 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 	for i := range rb.probes {
 		st.define(&rb.probes[i])
 	}
+	for i := range rb.remotes {
+		st.addRemote(&rb.remotes[i])
+	}
 	// Links in their place among the records: a link precedes its child's.
 	li := 0
 	for i := range rb.recs {
@@ -586,6 +589,7 @@ func (s *shipper) emit(st *stream, spans []spanItem) {
 		}
 		g := &b.groups[len(b.groups)-1]
 		k := min(len(spans), s.o.BatchSpans-b.n)
+		st.withRemotes(spans[:k])
 		g.spans = append(g.spans, spans[:k]...)
 		b.n += k
 		s.pending += int64(k)

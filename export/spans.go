@@ -234,7 +234,7 @@ func appendVarint(b []byte, v uint64) []byte {
 func appendSpan(b []byte, st *stream, s *spanItem) []byte {
 	r := &s.rec
 	size := 2 + 16 + 2 + 8 + len(s.pe.fields) + len(kindField) + 2*(1+8) + threadAttr.size(int64(r.GID))
-	if s.hasParent {
+	if s.hasParent || s.remote != nil {
 		size += 2 + 8
 	}
 	if r.Flags&writer.FlagSize != 0 {
@@ -257,15 +257,19 @@ func appendSpan(b []byte, st *stream, s *spanItem) []byte {
 	}
 	b = append(b, tagSpans)
 	b = appendVarint(b, uint64(size))
-	hi, lo := traceID(st.id, r.Trace)
+	tid, lo := traceIDOf(st.id, r.Trace, s.remote)
 	b = append(b, tagTraceID, 16)
-	b = binary.BigEndian.AppendUint64(b, hi)
-	b = binary.BigEndian.AppendUint64(b, lo)
+	b = append(b, tid[:]...)
 	b = append(b, tagSpanID, 8)
 	b = binary.BigEndian.AppendUint64(b, spanIDOf(lo, r.EOI))
-	if s.hasParent {
+	switch {
+	case s.hasParent:
 		b = append(b, tagParent, 8)
 		b = binary.BigEndian.AppendUint64(b, spanIDOf(lo, s.parent))
+	case s.remote != nil:
+		// A root of a trace that joined: under the request's span.
+		b = append(b, tagParent, 8)
+		b = append(b, s.remote.SpanID[:]...)
 	}
 	b = append(b, s.pe.fields...)
 	b = append(b, kindField...)
@@ -284,7 +288,7 @@ func appendSpan(b []byte, st *stream, s *spanItem) []byte {
 	if s.link != nil {
 		b = append(b, fSpanLinks<<3|2)
 		b = appendVarint(b, uint64(link))
-		b = appendLink(b, st.id, s.link)
+		b = appendLink(b, st.id, s.link, s.linkRemote)
 	}
 	switch {
 	case r.Flags&writer.FlagPanic != 0:
@@ -313,12 +317,12 @@ func linkSize(l *spanLink) int {
 }
 
 // appendLink appends the body of a Link message to the call l names in
-// stream: its trace and span ids are those the call's own span has.
-func appendLink(b []byte, stream uint64, l *spanLink) []byte {
-	hi, lo := traceID(stream, l.trace)
+// stream: its trace and span ids are those the call's own span has (m is
+// the remote parent of l's trace, nil for none).
+func appendLink(b []byte, stream uint64, l *spanLink, m *writer.Remote) []byte {
+	tid, lo := traceIDOf(stream, l.trace, m)
 	b = append(b, fLinkTraceID<<3|2, 16)
-	b = binary.BigEndian.AppendUint64(b, hi)
-	b = binary.BigEndian.AppendUint64(b, lo)
+	b = append(b, tid[:]...)
 	b = append(b, fLinkSpanID<<3|2, 8)
 	b = binary.BigEndian.AppendUint64(b, spanIDOf(lo, l.eoi))
 	if l.missing > 0 {
