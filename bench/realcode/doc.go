@@ -8,11 +8,18 @@
 // it is its own main module; `tigris init` writes its tigris.yaml (every
 // function of the module) and requires the runtime. From that copy the
 // [Driver] builds one test binary per [Build] — plain (go test -c), the
-// floor (monitor.floor: true), the config as tigris init writes it, and every
-// function (monitor.inlinable: probe, monitor.small: probe) — each with
-// `tigris --config FILE go test -c`, and runs the [Variants]: plain, floor
-// (off), off, default (coarse, as written), off-all, coarse-all and fine-all,
-// the mode coming from TIGRIS_MODE.
+// floor (monitor.floor: true), the config as tigris init writes it, every
+// function (monitor.inlinable: probe, monitor.small: probe), and every
+// function as the floor — each with `tigris --config FILE go test -c`, and
+// runs the [Variants]: plain, floor (off), off, default (coarse, as
+// written), floor-all, off-all, coarse-all and fine-all, the mode coming
+// from TIGRIS_MODE.
+//
+// Before the rounds, the plain build's benchmarks run once more with
+// -test.cpuprofile, and the profile (decoded here: profile.proto is a small
+// protobuf) gives the module's [Shares]: how much of its CPU time, inclusive
+// and exclusive, is in the functions the default build probes, as `tigris
+// match --json -v` lists them, and how much of it their statistics measure.
 //
 // A [Plan] ([TinyPlan] for CI, [QuickPlan], [FullPlan]) runs rounds; a round
 // runs every variant of every module once, in an order that rotates from
@@ -23,5 +30,6 @@
 // mean over the benchmarks, and gives per module and variant the geometric
 // mean over the rounds with a 95 % Student's t interval on the rounds' log
 // ratios (internal/moments), and the same over all modules. [Report] writes
-// results.json, table.txt and table.md.
+// results.json, table.txt and table.md, each with the shares and off-all's
+// overhead over floor-all's beside the targets.
 package realcode

@@ -62,6 +62,8 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 		}
 		defer os.RemoveAll(tmp)
 		work = tmp
+	} else if err := os.MkdirAll(work, 0o777); err != nil {
+		return nil, err
 	}
 	res := &Results{Workload: Workload, Plan: p, Env: bench.MachineEnvironment(), Started: time.Now()}
 	res.TigrisVersion, res.TigrisCommit = d.identify(ctx)
@@ -88,6 +90,9 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Results, error) {
 			if e, failed := mr.BuildErrors[b]; failed {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: the %s build failed; its variants have no runs: %s", m.Name, b, firstLine(e)))
 			}
+		}
+		if mr.ProfileError != "" {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: profiling the plain build failed; no shares: %s", m.Name, firstLine(mr.ProfileError)))
 		}
 		mods = append(mods, pm)
 	}
@@ -241,16 +246,16 @@ func (d *Driver) prepare(ctx context.Context, work string, p Plan, m Module, sma
 	}
 	mr.Config = string(initCfg)
 	cfgs := map[Build]string{BuildDefault: filepath.Join(root, "tigris.yaml")}
-	for b, lines := range map[Build][]string{BuildFloor: {"floor: true"}, BuildAll: {"inlinable: probe", "small: probe"}} {
-		if b == BuildAll && !*smallKnown {
-			lines = lines[:1]
-		}
-		text, err := underMonitor(string(initCfg), lines...)
+	writeCfg := func(b Build) error {
+		text, err := underMonitor(string(initCfg), buildLines(b, *smallKnown)...)
 		if err != nil {
-			return nil, mr, err
+			return err
 		}
 		cfgs[b] = filepath.Join(work, m.Name+"-"+string(b)+".yaml")
-		if err := os.WriteFile(cfgs[b], []byte(text), 0o666); err != nil {
+		return os.WriteFile(cfgs[b], []byte(text), 0o666)
+	}
+	for _, b := range []Build{BuildFloor, BuildAll, BuildFloorAll} {
+		if err := writeCfg(b); err != nil {
 			return nil, mr, err
 		}
 	}
@@ -270,11 +275,12 @@ func (d *Driver) prepare(ctx context.Context, work string, p Plan, m Module, sma
 		}
 		start := time.Now()
 		_, err := command(ctx, root, env, argv...)
-		if err != nil && b == BuildAll && *smallKnown && strings.Contains(err.Error(), `unknown key "small"`) {
+		if err != nil && (b == BuildAll || b == BuildFloorAll) && *smallKnown && strings.Contains(err.Error(), `unknown key "small"`) {
 			*smallKnown = false
-			text, _ := underMonitor(string(initCfg), "inlinable: probe")
-			if werr := os.WriteFile(cfgs[b], []byte(text), 0o666); werr != nil {
-				return nil, mr, werr
+			for _, ab := range []Build{BuildAll, BuildFloorAll} {
+				if werr := writeCfg(ab); werr != nil {
+					return nil, mr, werr
+				}
 			}
 			_, err = command(ctx, root, env, argv...)
 		}
@@ -290,8 +296,8 @@ func (d *Driver) prepare(ctx context.Context, work string, p Plan, m Module, sma
 			continue
 		}
 		pm.bins[b] = bin
-		line := fmt.Sprintf("realcode:   %-7s built in %.1fs", b, time.Since(start).Seconds())
-		if b != BuildPlain && b != BuildFloor {
+		line := fmt.Sprintf("realcode:   %-9s built in %.1fs", b, time.Since(start).Seconds())
+		if b == BuildDefault || b == BuildAll {
 			if n, err := d.countProbes(ctx, root, env, cfgs[b]); err == nil {
 				mr.Probes[b] = n
 				line += fmt.Sprintf("; %d of %d functions of the module probed", n.Instrumented, n.Functions)
@@ -299,7 +305,40 @@ func (d *Driver) prepare(ctx context.Context, work string, p Plan, m Module, sma
 		}
 		fmt.Fprintln(progress, line)
 	}
+	if _, ok := pm.bins[BuildPlain]; ok && p.ProfileTime > 0 {
+		start := time.Now()
+		sh, err := d.profile(ctx, p, pm, root, cfgs[BuildDefault], work)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, mr, ctx.Err()
+			}
+			mr.ProfileError = err.Error()
+			fmt.Fprintf(progress, "realcode:   profile FAILED: %s\n", firstLine(err.Error()))
+		} else {
+			mr.Shares = &sh
+			fmt.Fprintf(progress, "realcode:   profiled in %.1fs: %d samples in the module; default probes: inclusive %s, exclusive %s, measured %s\n",
+				time.Since(start).Seconds(), sh.Samples, percent(sh.Inclusive), percent(sh.Exclusive), percent(sh.Measured))
+		}
+	}
 	return pm, mr, nil
+}
+
+// buildLines are the lines a build adds under monitor: to the config tigris
+// init writes; without small: probe where this tigris does not know it.
+func buildLines(b Build, smallKnown bool) []string {
+	var lines []string
+	switch b {
+	case BuildFloor:
+		lines = []string{"floor: true"}
+	case BuildAll:
+		lines = []string{"inlinable: probe", "small: probe"}
+	case BuildFloorAll:
+		lines = []string{"floor: true", "inlinable: probe", "small: probe"}
+	}
+	if !smallKnown {
+		lines = slices.DeleteFunc(lines, func(l string) bool { return l == "small: probe" })
+	}
+	return lines
 }
 
 var matchSummary = regexp.MustCompile(`(?m)^(\d+) of (\d+) functions in \d+ packages? instrumented`)
@@ -399,6 +438,15 @@ func parseBench(out string) map[string]float64 {
 	return ns
 }
 
+// benchEnv is the environment of a test binary: the inherited one without
+// TIGRIS_ variables, GOMAXPROCS and GODEBUG.
+func benchEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return strings.HasPrefix(name, "TIGRIS_") || name == "GOMAXPROCS" || name == "GODEBUG"
+	})
+}
+
 // runOnce runs every benchmark expression of the module once with variant v's
 // binary, in the package's directory (benchmarks read testdata relative to
 // it). A fine run writes its trace to a scratch directory, removed after.
@@ -406,10 +454,7 @@ func (d *Driver) runOnce(ctx context.Context, p Plan, pm *prepared, bin string, 
 	run = Run{Module: pm.mod.Name, Variant: v.Name, NsPerOp: map[string]float64{}}
 	start := time.Now()
 	defer func() { run.Seconds = time.Since(start).Seconds() }()
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		name, _, _ := strings.Cut(kv, "=")
-		return strings.HasPrefix(name, "TIGRIS_") || name == "GOMAXPROCS" || name == "GODEBUG"
-	})
+	env := benchEnv()
 	benchtime := p.BenchTime
 	if v.Mode != "" {
 		env = append(env, "TIGRIS_MODE="+v.Mode)

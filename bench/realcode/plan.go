@@ -20,6 +20,8 @@ const (
 	BuildFloor   Build = "floor"   // the init config with monitor.floor: true
 	BuildDefault Build = "default" // the config tigris init writes
 	BuildAll     Build = "all"     // every function: monitor.inlinable: probe, monitor.small: probe
+	// BuildFloorAll is the all build's selection with monitor.floor: true.
+	BuildFloorAll Build = "floor-all"
 )
 
 // Variant is one configuration a round runs: a build and the mode its probes
@@ -38,6 +40,7 @@ var Variants = []Variant{
 	{"floor", BuildFloor, "off", "every probe a load, a branch and a cold call of an empty function (monitor.floor), off"},
 	{"off", BuildDefault, "off", "the config tigris init writes, probes off"},
 	{"default", BuildDefault, "coarse", "the config tigris init writes, as written: coarse"},
+	{"floor-all", BuildFloorAll, "off", "every function probed (inlinable and small ones too), each probe the floor (monitor.floor), off"},
 	{"off-all", BuildAll, "off", "every function probed (inlinable and small ones too), off"},
 	{"coarse-all", BuildAll, "coarse", "every function probed, coarse"},
 	{"fine-all", BuildAll, "fine", "every function probed, fine: a record per call to a trace file"},
@@ -57,6 +60,9 @@ type Plan struct {
 	FineBenchTime time.Duration `json:"fineBenchTimeNs"`
 	// Pause is idle time before every run.
 	Pause time.Duration `json:"pauseNs,omitempty"`
+	// ProfileTime is -test.benchtime of the run of the plain build with
+	// -test.cpuprofile that gives each module's Shares; 0 runs none.
+	ProfileTime time.Duration `json:"profileTimeNs,omitempty"`
 }
 
 // TinyPlan is the smoke test of CI: two small modules, a few benchmarks each,
@@ -71,19 +77,19 @@ func TinyPlan() Plan {
 		ms = append(ms, m)
 	}
 	return Plan{Name: "tiny", Modules: ms, Variants: slices.Clone(Variants), Rounds: 2,
-		BenchTime: 10 * time.Millisecond, FineBenchTime: 5 * time.Millisecond}
+		BenchTime: 10 * time.Millisecond, FineBenchTime: 5 * time.Millisecond, ProfileTime: 200 * time.Millisecond}
 }
 
 // QuickPlan is the default: every module, five rounds.
 func QuickPlan() Plan {
 	return Plan{Name: "quick", Modules: slices.Clone(Modules), Variants: slices.Clone(Variants), Rounds: 5,
-		BenchTime: 100 * time.Millisecond, FineBenchTime: 50 * time.Millisecond}
+		BenchTime: 100 * time.Millisecond, FineBenchTime: 50 * time.Millisecond, ProfileTime: 500 * time.Millisecond}
 }
 
 // FullPlan is every module, ten rounds of longer runs.
 func FullPlan() Plan {
 	return Plan{Name: "full", Modules: slices.Clone(Modules), Variants: slices.Clone(Variants), Rounds: 10,
-		BenchTime: 300 * time.Millisecond, FineBenchTime: 100 * time.Millisecond}
+		BenchTime: 300 * time.Millisecond, FineBenchTime: 100 * time.Millisecond, ProfileTime: 2 * time.Second}
 }
 
 // PlanNamed returns the plan tiny, quick or full.
@@ -153,8 +159,8 @@ func (p Plan) Validate() error {
 	if p.BenchTime <= 0 || p.FineBenchTime <= 0 {
 		errs = append(errs, errors.New("the bench times must be positive"))
 	}
-	if p.Pause < 0 {
-		errs = append(errs, errors.New("the pause must not be negative"))
+	if p.Pause < 0 || p.ProfileTime < 0 {
+		errs = append(errs, errors.New("the pause and the profile time must not be negative"))
 	}
 	if !slices.ContainsFunc(p.Variants, func(v Variant) bool { return v.Name == "plain" }) {
 		errs = append(errs, errors.New("no plain variant to measure against"))

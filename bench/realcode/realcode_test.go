@@ -208,3 +208,58 @@ func TestSummarize(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTargets: the targets table gives each module's shares and
+// off-all's overhead over floor-all's, in both the text and the Markdown
+// table, and "—" and "n/a" where there is nothing to give.
+func TestWriteTargets(t *testing.T) {
+	floorAll, offAll := Variants[variantIndex("floor-all")], Variants[variantIndex("off-all")]
+	p := Plan{Name: "test", Rounds: 1, Variants: []Variant{Variants[0], floorAll, offAll}, ProfileTime: 1,
+		Modules: []Module{{Name: "parser", Bench: []string{"."}}, {Name: "router", Bench: []string{"."}}}}
+	r := &Results{Workload: Workload, Plan: p, Modules: []ModuleResult{
+		{Name: "parser", Shares: &Shares{Samples: 420, Inclusive: 0.934, Exclusive: 0.612, Measured: 0.991, ExclusiveInlined: 0.25, ExclusiveSmall: 0.1,
+			Unprobed: []FuncShare{{"example.com/parser.skipWS", "small", 0.1}, {"example.com/parser.(*T[example.com/x.U]).get", "inlined", 0.05}}}},
+		{Name: "router", ProfileError: "exit status 1"},
+	}}
+	r.Runs = []Run{
+		{Module: "parser", Variant: "plain", NsPerOp: map[string]float64{"X": 100}},
+		{Module: "parser", Variant: "floor-all", NsPerOp: map[string]float64{"X": 110}},
+		{Module: "parser", Variant: "off-all", NsPerOp: map[string]float64{"X": 115}},
+		{Module: "router", Variant: "plain", NsPerOp: map[string]float64{"X": 100}},
+		{Module: "router", Variant: "floor-all", NsPerOp: map[string]float64{"X": 95}},
+		{Module: "router", Variant: "off-all", NsPerOp: map[string]float64{"X": 120}},
+	}
+	s := Summarize(r)
+	var txt, md strings.Builder
+	WriteTable(&txt, r, s)
+	WriteMarkdown(&md, r, s)
+	// The targets' rows, each the first row of its module with a share or
+	// n/a, with runs of spaces and bars as one space.
+	lines := func(out string) (parser, router string) {
+		for _, l := range strings.Split(out, "\n") {
+			norm := strings.Join(strings.Fields(strings.ReplaceAll(l, "|", " ")), " ")
+			if !strings.Contains(norm, "%") && !strings.HasSuffix(norm, "n/a") {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(norm, "parser ") && parser == "":
+				parser = norm
+			case strings.HasPrefix(norm, "router ") && router == "":
+				router = norm
+			}
+		}
+		return parser, router
+	}
+	for name, out := range map[string]string{"table.txt": txt.String(), "table.md": md.String()} {
+		parser, router := lines(out)
+		if want := "parser 420 93 % 61 % 99 % 25 % 10 % 1.50"; parser != want {
+			t.Errorf("%s: parser's targets %q, want %q:\n%s", name, parser, want, out)
+		}
+		if want := "router — — — — — — n/a"; router != want {
+			t.Errorf("%s: router's targets %q, want %q:\n%s", name, router, want, out)
+		}
+	}
+	if want := "own time without a probe: parser.skipWS (small) 10 %, parser.(*T[example.com/x.U]).get (inlined) 5 %"; !strings.Contains(txt.String(), want) {
+		t.Errorf("table.txt lacks %q:\n%s", want, txt.String())
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -168,6 +170,7 @@ func WriteTable(w io.Writer, r *Results, s *Summary) {
 			fmt.Fprintln(w, "  "+n)
 		}
 	}
+	writeTargets(w, r, s)
 	var failed []string
 	for _, run := range r.Runs {
 		if run.Error != "" {
@@ -248,7 +251,125 @@ func WriteMarkdown(w io.Writer, r *Results, s *Summary) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
+	if hasTargets(r) {
+		fmt.Fprintln(w, "| module | samples | inclusive | exclusive | measured | own time inlined | own time small | off-all ÷ floor-all |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+		for _, m := range s.Modules {
+			fmt.Fprintf(w, "| %s | %s |\n", m.Name, strings.Join(targetCells(r, m), " | "))
+		}
+		fmt.Fprintln(w)
+	}
 	header(w, r, "")
+}
+
+// percent formats a share as "93 %"; "—" for none.
+func percent(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f %%", 100*x)
+}
+
+// overheadRatio is a's overhead over b's, (a−1)/(b−1), as "1.32" ("0" when
+// a shows none); "n/a" where b shows none.
+func overheadRatio(a, b Interval) string {
+	if a.Rounds == 0 || b.Rounds == 0 || math.IsNaN(a.Ratio) || math.IsNaN(b.Ratio) || b.Ratio <= 1 {
+		return "n/a"
+	}
+	if a.Ratio <= 1 {
+		return "0"
+	}
+	return formatRatio((a.Ratio - 1) / (b.Ratio - 1))
+}
+
+// hasTargets reports whether r has shares or both off-all and floor-all.
+func hasTargets(r *Results) bool {
+	for _, m := range r.Modules {
+		if m.Shares != nil {
+			return true
+		}
+	}
+	has := func(name string) bool {
+		return slices.ContainsFunc(r.Plan.Variants, func(v Variant) bool { return v.Name == name })
+	}
+	return has("off-all") && has("floor-all")
+}
+
+// targetCells are a module's cells of the targets table after its name.
+func targetCells(r *Results, m ModuleSummary) []string {
+	cells := []string{"—", "—", "—", "—", "—", "—"}
+	if mr := r.moduleResult(m.Name); mr != nil && mr.Shares != nil {
+		sh := mr.Shares
+		cells = []string{strconv.Itoa(sh.Samples), percent(sh.Inclusive), percent(sh.Exclusive), percent(sh.Measured),
+			percent(sh.ExclusiveInlined), percent(sh.ExclusiveSmall)}
+	}
+	return append(cells, overheadRatio(m.Variants["off-all"], m.Variants["floor-all"]))
+}
+
+// writeTargets writes the table of the targets: where each module's CPU
+// time is against the default build's probes, and off-all's overhead over
+// floor-all's.
+func writeTargets(w io.Writer, r *Results, s *Summary) {
+	if !hasTargets(r) {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Against the targets. From a CPU profile of the plain build's benchmarks (-test.benchtime=%v each),\n", r.Plan.ProfileTime)
+	fmt.Fprintln(w, "the module's CPU time against the functions the config tigris init writes probes (tigris match):")
+	fmt.Fprintln(w, "inclusive is theirs over all the module's functions' (pprof's cum; target ≥ 90 %), exclusive their")
+	fmt.Fprintln(w, "own time over the module's own (pprof's flat; target ≥ 60 %), measured the module's time with a")
+	fmt.Fprintln(w, "probed function on the stack (what the probes' statistics cover); own time inlined and small:")
+	fmt.Fprintln(w, "the module's own time in functions without a probe because the compiler inlines them or they are")
+	fmt.Fprintln(w, "too small to be worth one. off-all ÷ floor-all: off-all's overhead over floor-all's (target ≤ 1.5).")
+	fmt.Fprintln(w)
+	width := len("module")
+	for _, m := range s.Modules {
+		width = max(width, len(m.Name))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\tsamples\tinclusive\texclusive\tmeasured\town time inlined\town time small\toff-all ÷ floor-all\t\n", width, "module")
+	for _, m := range s.Modules {
+		fmt.Fprintf(tw, "%-*s\t%s\t\n", width, m.Name, strings.Join(targetCells(r, m), "\t"))
+	}
+	tw.Flush()
+	var lines []string
+	for _, m := range s.Modules {
+		mr := r.moduleResult(m.Name)
+		if mr == nil || mr.Shares == nil {
+			continue
+		}
+		if fs := mr.Shares.Unprobed; len(fs) > 0 {
+			lines = append(lines, fmt.Sprintf("  %-*s own time without a probe: %s", width, m.Name, funcShares(fs)))
+		}
+		if fs := mr.Shares.Unmeasured; len(fs) > 0 {
+			lines = append(lines, fmt.Sprintf("  %-*s time no probe measures, entering at: %s", width, m.Name, funcShares(fs)))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "The functions without a probe with the most own time (share of the module's own time), and where")
+		fmt.Fprintln(w, "the time no probe measures enters the module (its outermost function there; share of its time):")
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
+
+// funcShares is "fastjson.skipWS (small) 12 %, …", package paths cut.
+func funcShares(fs []FuncShare) string {
+	var parts []string
+	for _, f := range fs {
+		name := f.Name
+		pkg := name
+		if i := strings.IndexAny(pkg, "[("); i >= 0 {
+			pkg = pkg[:i] // a type argument's path stays
+		}
+		if i := strings.LastIndexByte(pkg, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) %s", name, f.Why, percent(f.Share)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func benchLabel(module, bench string) string {

@@ -46,6 +46,11 @@ type ModuleResult struct {
 	BuildErrors map[Build]string `json:"buildErrors,omitempty"`
 	// Config is the tigris.yaml tigris init wrote.
 	Config string `json:"config,omitempty"`
+	// Shares are where the module's CPU time is in a CPU profile of the
+	// plain build's benchmarks, against the default build's probes; nil
+	// when the plan profiles nothing or profiling failed (ProfileError).
+	Shares       *Shares `json:"shares,omitempty"`
+	ProfileError string  `json:"profileError,omitempty"`
 }
 
 // Probes counts a build's instrumented functions.

@@ -80,6 +80,22 @@ func TestTinyPlanEndToEnd(t *testing.T) {
 		if !strings.Contains(m.Config, "monitor:") {
 			t.Errorf("%s: no tigris.yaml from tigris init recorded", m.Name)
 		}
+		sh := m.Shares
+		if sh == nil {
+			t.Errorf("%s: no shares from the CPU profile: %s", m.Name, m.ProfileError)
+			continue
+		}
+		if sh.Samples == 0 || sh.CPUSeconds <= 0 {
+			t.Errorf("%s: the profile has %d samples (%v s) in the module", m.Name, sh.Samples, sh.CPUSeconds)
+		}
+		for what, x := range map[string]float64{"inclusive": sh.Inclusive, "exclusive": sh.Exclusive, "measured": sh.Measured} {
+			if !(x >= 0 && x <= 1) {
+				t.Errorf("%s: %s share %v", m.Name, what, x)
+			}
+		}
+	}
+	if !strings.Contains(string(table), "Against the targets") {
+		t.Error("the table has no shares")
 	}
 	for _, run := range res.Runs {
 		if run.Error != "" {

@@ -35,8 +35,9 @@ is built from a checkout). Test binaries built from the same copy:
               empty function (monitor.floor: true), run with probes off
   off         the config tigris init writes, TIGRIS_MODE=off
   default     that config as written (coarse)
-  off-all     every function probed (monitor.inlinable: probe and
-              monitor.small: probe), TIGRIS_MODE=off
+  floor-all   every function probed (monitor.inlinable: probe and
+              monitor.small: probe), each probe the floor, TIGRIS_MODE=off
+  off-all     every function probed, TIGRIS_MODE=off
   coarse-all  the same, TIGRIS_MODE=coarse
   fine-all    the same, TIGRIS_MODE=fine: a record per call to a trace file in
               a scratch directory
@@ -52,12 +53,22 @@ table gives the geometric mean over its benchmarks with the 95 % confidence
 interval across rounds (Student's t on the rounds' log ratios), and the
 geometric mean over all modules.
 
+Before the rounds, each module's benchmarks run once more, plain, with
+-test.cpuprofile: the table's second part gives, per module, the share of its
+CPU time in the functions the default config probes (inclusive, pprof's cum,
+and exclusive, pprof's flat), the share with a probed function on the stack
+(what the probes' statistics measure), the own time left in functions the
+compiler inlines or that are too small for a probe, and off-all's overhead
+over floor-all's.
+
 Plans:
-  --tiny    httprouter and fastjson, 2 and 2 benchmarks, 2 rounds of 10ms runs
-            (CI's smoke test; about a minute, builds included)
-  --quick   every module, 5 rounds of 100ms runs (fine-all 50ms) (the default;
-            about ten minutes on a 2-core machine)
-  --full    every module, 10 rounds of 300ms runs (fine-all 100ms)
+  --tiny    httprouter and fastjson, 2 and 2 benchmarks, 2 rounds of 10ms runs,
+            profiles of 200ms a benchmark (CI's smoke test; about two minutes,
+            builds included)
+  --quick   every module, 5 rounds of 100ms runs (fine-all 50ms), profiles of
+            500ms (the default; about fifteen minutes on a 2-core machine)
+  --full    every module, 10 rounds of 300ms runs (fine-all 100ms), profiles
+            of 2s
 --runs (rounds), --benchtime, --modules and --only (variants) override them.
 
 Progress goes to standard error, the table to standard output, and to --out
