@@ -107,3 +107,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse is the traceparent part of a trace root's lookup.
+func BenchmarkParse(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, ok := Parse(example); !ok {
+			b.Fatal("not parsed")
+		}
+	}
+}
