@@ -2,16 +2,18 @@ package traceconv
 
 import (
 	"bufio"
+	"encoding/hex"
 	"io"
 	"strconv"
 	"time"
 
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // WriteLines writes one line per item of r, in file order: text for people, or
 // with asJSON one JSON object per line ("kind": header, probe, record, loss,
-// gap or link). Times are UTC wall times; in JSON, tin and tout are also Unix
+// gap, link or remote). Times are UTC wall times; in JSON, tin and tout are also Unix
 // nanoseconds. It streams.
 //
 // Text lines start with the item kind:
@@ -168,6 +170,16 @@ func appendItemText(b []byte, s *stream, it *writer.Item) []byte {
 		}
 		b = append(b, " at "...)
 		return appendWall(b, s.wall(l.Time))
+	case writer.KindRemote:
+		m := &it.Remote
+		b = append(b, "remote  trace="...)
+		b = strconv.AppendUint(b, s.traceID(m.Trace), 10)
+		b = append(b, " g="...)
+		b = strconv.AppendUint(b, m.GID, 10)
+		b = append(b, " joined traceparent "...)
+		b = append(b, remoteParent(m).String()...)
+		b = append(b, " at "...)
+		return appendWall(b, s.wall(m.Time))
 	case writer.KindGap:
 		g := &it.Gap
 		b = append(b, "gap     "...)
@@ -261,6 +273,15 @@ func appendItemJSON(b []byte, s *stream, it *writer.Item) []byte {
 		b = appendWall(b, s.wall(l.Time))
 		b = append(b, '"')
 		b = appendIntField(b, "timeNs", s.wall(l.Time))
+	case writer.KindRemote:
+		m := &it.Remote
+		p := remoteParent(m)
+		b = appendUintField(b, "trace", s.traceID(m.Trace))
+		b = appendUintField(b, "goroutine", m.GID)
+		b = appendStringField(b, "traceId", hex.EncodeToString(p.TraceID[:]))
+		b = appendStringField(b, "parentSpanId", hex.EncodeToString(p.SpanID[:]))
+		b = appendBoolField(b, "sampled", p.Sampled())
+		b = appendIntField(b, "timeNs", s.wall(m.Time))
 	case writer.KindGap:
 		g := &it.Gap
 		b = appendStringField(b, "file", g.File)
@@ -269,4 +290,9 @@ func appendItemJSON(b []byte, s *stream, it *writer.Item) []byte {
 		b = appendBoolField(b, "torn", g.Torn)
 	}
 	return append(b, '}')
+}
+
+// remoteParent is the request's trace position a remote parent item holds.
+func remoteParent(m *writer.Remote) tracecontext.Parent {
+	return tracecontext.Parent{TraceID: m.TraceID, SpanID: m.SpanID, Flags: m.Flags}
 }
