@@ -212,6 +212,7 @@ func TestQualityMeasures(t *testing.T) {
 			t.Errorf("%v against %v: precision %v, recall %v, Jaccard %v; want %v, %v, %v", tc.sel, tc.truth, p, r, jaccard(tc.sel, tc.truth), tc.p, tc.r, tc.j)
 		}
 	}
+	// The truth switches from {a} to {b, c}.
 	at := time.Unix(100, 0)
 	cy := func(sec int64, fs ...string) Cycle { return Cycle{At: time.Unix(sec, 0), Functions: fs} }
 	for _, tc := range []struct {
@@ -219,12 +220,12 @@ func TestQualityMeasures(t *testing.T) {
 		want   int
 	}{
 		{[]Cycle{cy(99, a), cy(101, a), cy(102, b), cy(103, b)}, 2},
-		{[]Cycle{cy(99, a), cy(101, b), cy(102, b)}, 1},
-		{[]Cycle{cy(99, a), cy(101, b), cy(102, a)}, -1},
-		{[]Cycle{cy(99, a), cy(101, b), cy(102, c), cy(103, b)}, 3},
+		{[]Cycle{cy(99, a), cy(101, b, c), cy(102, b)}, 1},
+		{[]Cycle{cy(99, a), cy(101, a, c), cy(102, a)}, 0}, // nearer {a} still
+		{[]Cycle{cy(99, a, b), cy(101, b), cy(102, c)}, 1}, // b: F1 0.67 against 0
 		{[]Cycle{cy(99, a)}, 0},
 	} {
-		if got := follow(tc.cycles, at); got != tc.want {
+		if got := follow(tc.cycles, at, []string{a}, []string{b, c}); got != tc.want {
 			t.Errorf("follow(%v) = %d, want %d", tc.cycles, got, tc.want)
 		}
 	}

@@ -109,12 +109,13 @@ type Quality struct {
 	// selections: 1 when every cycle selected the same.
 	Stability float64 `json:"stability"`
 	// For a shift configuration: FollowCycles are, per run, the cycles after
-	// the switch of navigation pattern until the selection settles on the
-	// one it holds to the end of the run (1: the first cycle after the
-	// switch already has it); −1 when it ends where it was before the switch
-	// (nothing followed), 0 when no cycle ran after the switch. Precision and
-	// recall judge each cycle against the truth of the pattern it ran under:
-	// from the switch on TruthThen, the second pattern's.
+	// the switch of navigation pattern until the selection follows: the first
+	// cycle whose selection differs from the one before the switch and
+	// matches the second pattern's truth at least as well as the first's
+	// (F1, the harmonic mean of precision and recall); 1 is the first cycle
+	// after the switch, 0 means none did. Precision and recall judge each
+	// cycle against the truth of the pattern it ran under: from the switch
+	// on TruthThen, the second pattern's.
 	FollowCycles []int    `json:"followCycles,omitempty"`
 	TruthThen    []string `json:"truthThen,omitempty"`
 }
@@ -157,7 +158,7 @@ func judge(sum *Summary, c Config) (q Quality, ok bool) {
 			}
 		}
 		if c.Kind == KindShift {
-			q.FollowCycles = append(q.FollowCycles, follow(r.Cycles, r.SwitchAt))
+			q.FollowCycles = append(q.FollowCycles, follow(r.Cycles, r.SwitchAt, truth, then))
 		}
 	}
 	if q.Cycles == 0 {
@@ -171,28 +172,30 @@ func judge(sum *Summary, c Config) (q Quality, ok bool) {
 	return q, true
 }
 
-// follow counts the cycles after switchAt until the selection settles on
-// its final one: Quality.FollowCycles.
-func follow(cycles []Cycle, switchAt time.Time) int {
+// follow counts the cycles after switchAt until the selection follows the
+// switch from the first truth to then: Quality.FollowCycles.
+func follow(cycles []Cycle, switchAt time.Time, first, then []string) int {
 	var before []string
-	var after [][]string
+	n := 0
 	for _, cy := range cycles {
 		if cy.At.Before(switchAt) {
 			before = cy.Functions
-		} else {
-			after = append(after, cy.Functions)
+			continue
+		}
+		n++
+		if !slices.Equal(cy.Functions, before) && f1(cy.Functions, then) >= f1(cy.Functions, first) {
+			return n
 		}
 	}
-	if len(after) == 0 {
+	return 0
+}
+
+// f1 is the harmonic mean of precisionRecall's precision and recall, 0 when
+// both are.
+func f1(selected, truth []string) float64 {
+	p, r := precisionRecall(selected, truth)
+	if p+r == 0 {
 		return 0
 	}
-	final := after[len(after)-1]
-	if slices.Equal(final, before) {
-		return -1
-	}
-	k := len(after)
-	for k > 1 && slices.Equal(after[k-2], final) {
-		k--
-	}
-	return k
+	return 2 * p * r / (p + r)
 }

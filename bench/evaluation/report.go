@@ -268,7 +268,7 @@ func writeQuality(w io.Writer, sum *Summary) {
 		if cs.Kind != KindShift || q == nil {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("  %s (%s, then %s): settled after %s cycle(s); precision %.2f, recall %.2f over %d cycles",
+		lines = append(lines, fmt.Sprintf("  %s (%s, then %s): followed the switch in %s cycle(s); precision %.2f, recall %.2f over %d cycles",
 			cs.Name, strings.Join(cs.Patterns, "+"), strings.Join(cs.Then, "+"), followText(q.FollowCycles), q.Precision, q.Recall, q.Cycles))
 	}
 	if len(lines) == 0 {
@@ -310,10 +310,8 @@ func followText(ks []int) string {
 	parts := make([]string, len(ks))
 	for i, k := range ks {
 		switch k {
-		case -1:
-			parts[i] = "none (it ended where it began)"
 		case 0:
-			parts[i] = "no cycle"
+			parts[i] = "no"
 		default:
 			parts[i] = strconv.Itoa(k)
 		}

@@ -130,7 +130,7 @@ func TestBenchPetclinicTiny(t *testing.T) {
 			t.Errorf("the table lacks %s:\n%s", c, stdout.String())
 		}
 	}
-	for _, want := range []string{"ground truth, steady load, expanded filter: ", "shift-expanded (browse, then maintenance): settled after "} {
+	for _, want := range []string{"ground truth, steady load, expanded filter: ", "shift-expanded (browse, then maintenance): followed the switch in "} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout.String())
 		}
