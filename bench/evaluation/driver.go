@@ -147,7 +147,8 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Summary, error) {
 	var runErr error
 	var took []time.Duration
 	for rep := 1; rep <= p.Runs && runErr == nil; rep++ {
-		for _, c := range roundOrder(p.Configs, rep) {
+		order := roundOrder(p.Configs, rep)
+		for i, c := range order {
 			if p.Pause > 0 {
 				select {
 				case <-time.After(time.Duration(p.Pause)):
@@ -155,7 +156,7 @@ func (d *Driver) Run(ctx context.Context, p Plan) (*Summary, error) {
 				}
 			}
 			start := time.Now()
-			r, err := ev.runOnce(ctx, c, rep)
+			r, err := ev.runOnce(ctx, c, rep, i*100/len(order))
 			if err != nil {
 				runErr = fmt.Errorf("%s run %d: %w", c.Name, rep, err)
 				break
@@ -256,8 +257,8 @@ func runLine(r *RunResult, c *Config, done, total int, elapsed time.Duration, to
 }
 
 // runOnce starts a fresh service for c, loads it and measures one window.
-func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error) {
-	r := RunResult{Config: c.Name, Run: rep, LoadAvg: bench.LoadAverage()}
+func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, error) {
+	r := RunResult{Config: c.Name, Run: rep, Position: pos, LoadAvg: bench.LoadAverage()}
 	busy0, self0 := machineCPU(), processCPU("self")
 	dir := filepath.Join(ev.scratch, fmt.Sprintf("%s-run-%02d", c.Name, rep))
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -266,7 +267,8 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 	if !ev.keep {
 		defer os.RemoveAll(dir)
 	}
-	bin, env := ev.plainBin, slices.Clone(c.Env)
+	// gctrace: the collections in the window are counted (service.gcs).
+	bin, env := ev.plainBin, append(slices.Clone(c.Env), "GODEBUG=gctrace=1")
 	trace := filepath.Join(dir, "petclinic.tgr")
 	if !c.Plain() {
 		bin = ev.tigBins[c.Scope]
@@ -340,7 +342,7 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		}
 	}
 	windowStart := time.Now()
-	cpu0 := threadsCPU(pid)
+	cpu0, gc0 := threadsCPU(pid), svc.gcs.Load()
 	var ms loadgen.Stats
 	if c.Kind == KindShift {
 		span := time.Duration(ev.plan.ShiftCycles) * time.Duration(ev.plan.Interval)
@@ -363,6 +365,7 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep int) (RunResult, error
 		return r, fmt.Errorf("measured window: %w", err)
 	}
 	r.WindowCPUSeconds = (threadsCPU(pid) - cpu0).Seconds()
+	r.GCs = svc.gcs.Load() - gc0
 	r.Throughput, r.Requests, r.Seconds = ms.Throughput, ms.Requests, ms.Elapsed.Seconds()
 	r.Errors, r.NoAnswer = ms.Errors, ms.Status[0]
 	r.P50Ms = float64(ms.Latency.P50) / 1e6

@@ -75,7 +75,8 @@ func testSummary(t *testing.T) *Summary {
 				continue
 			}
 			r := RunResult{Config: c.Name, Run: run, Throughput: tp[c.Name][run-1], Requests: 10_000, Seconds: 10,
-				WarmupRequests: 10_000, ServerCPUSeconds: 4, Errors: 100, CPUPerRequestUs: cmp.Or(cpu[c.Name][run-1], 405)}
+				WarmupRequests: 10_000, ServerCPUSeconds: 4, Errors: 100, CPUPerRequestUs: cmp.Or(cpu[c.Name][run-1], 400+10*float64(run-1)),
+				GCs: 20, Position: 60 * (run - 1)}
 			if !c.Plain() {
 				r.MonitoredCalls, r.TimedCalls = 50_000, 10_000
 			}
@@ -136,7 +137,12 @@ func TestSummarize(t *testing.T) {
 	if q := byName["expanded-10"].Quality; q == nil || !near(q.Precision, 1) || !near(q.Recall, 0.75) {
 		t.Errorf("expanded-10 quality: %+v", q)
 	}
-	if !near(none.ErrorShare, 0.01) || none.CallsPerRequest != 0 || full.Quality != nil {
+	// Run 1 came early in its round, run 2 late: mostly 400 and 410 µs
+	// over their median 405.
+	if !near(sum.EarlyCPU, 400.0/405) || !near(sum.LateCPU, 410.0/405) {
+		t.Errorf("order: early %v, late %v", sum.EarlyCPU, sum.LateCPU)
+	}
+	if !near(none.ErrorShare, 0.01) || none.CallsPerRequest != 0 || full.Quality != nil || !near(none.GCsPerKRequest, 2) {
 		t.Errorf("none: error share %v, calls/request %v; full quality %v", none.ErrorShare, none.CallsPerRequest, full.Quality)
 	}
 
@@ -146,8 +152,8 @@ func TestSummarize(t *testing.T) {
 	}
 	table := b.String()
 	for _, want := range []string{
-		`(?m)^\s+none\s+-\s+-\s+2\s+405\s+\[400, 410\]\s+\+0\.0%\s+\[.*\]\s+-\s+1010\s+\[1000, 1020\]\s+-\s+-\s+-\s+-\s+-\s*$`,
-		`(?m)^\s+full\s+module\s+100%\s+2\s+510\s+\[500, 520\]\s+\+25\.9%\s+\[.*\]\s+\+0\.\d–0\.\d% ≠\s+710\s+\[700, 720\]\s+5\.0\s+5000\s+-\s+-\s+-\s*$`,
+		`(?m)^\s+none\s+-\s+-\s+2\s+405\s+\[400, 410\]\s+\+0\.0%\s+\[.*\]\s+-\s+1010\s+\[1000, 1020\]\s+-\s+-\s+2\.0\s+-\s+-\s+-\s*$`,
+		`(?m)^\s+full\s+module\s+100%\s+2\s+510\s+\[500, 520\]\s+\+25\.9%\s+\[.*\]\s+\+0\.\d–0\.\d% ≠\s+710\s+\[700, 720\]\s+5\.0\s+5000\s+2\.0\s+-\s+-\s+-\s*$`,
 		`(?m)^\s+restricted-100\s+module\s+100%\s.*\s0\.75\s+1\.00\s+0\.50\s*$`,
 		`restricted: \(more frequent ∪ most expensive\) ∩ least changeable`,
 		`ground truth, steady load, expanded filter: service\.\(\*ClinicService\)\.FindVets, repository\.\(\*VetRepository\)\.FindAll`,
@@ -419,13 +425,18 @@ func TestDriverPlain(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
 	}
-	if !sum.Complete || len(sum.Runs) != 1 || len(sum.Builds) != 1 || sum.Builds[0].Binary != "plain" {
+	if !sum.Complete || len(sum.Runs) != 1 || len(sum.Builds) != 2 || sum.Builds[1].Binary != "plain" {
 		t.Fatalf("summary: complete %v, %d runs, builds %+v", sum.Complete, len(sum.Runs), sum.Builds)
 	}
 	if r := sum.Runs[0]; r.Requests == 0 || r.Throughput <= 0 || r.NoAnswer != 0 || r.MonitoredCalls != 0 {
 		t.Errorf("run: %d requests, %v req/s, %d without answer, %d monitored calls", r.Requests, r.Throughput, r.NoAnswer, r.MonitoredCalls)
 	}
-	if !regexp.MustCompile(`(?m)^\[1/1 0:\d\d, ETA 0:00\] run 1/1 none: `).MatchString(progress.String()) {
+	// Its second of load allocates megabytes: the collections are counted
+	// from the service's gctrace lines.
+	if r := sum.Runs[0]; r.CPUPerRequestUs <= 0 || r.GCs == 0 {
+		t.Errorf("run: %v µs CPU per request, %d collections", r.CPUPerRequestUs, r.GCs)
+	}
+	if !regexp.MustCompile(`(?m)^\[1/1 0:\d\d, ETA 0:00\] run 1/1 none: \d+ µs CPU/request, `).MatchString(progress.String()) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }

@@ -171,7 +171,7 @@ func WriteTable(w io.Writer, sum *Summary) error {
 		}
 		return fmt.Sprintf("%+.1f%%", 100*(r-1))
 	}
-	fmt.Fprintln(tw, "configuration\tscope\tsampling\truns\tCPU µs/req\t95% CI\tvs none\t95% CI\tmodel\treq/s\t95% CI\tcalls/req\trecords/s\tprecision\trecall\tstability\t")
+	fmt.Fprintln(tw, "configuration\tscope\tsampling\truns\tCPU µs/req\t95% CI\tvs none\t95% CI\tmodel\treq/s\t95% CI\tcalls/req\trecords/s\tGC/1k req\tprecision\trecall\tstability\t")
 	for _, cs := range sum.Configs {
 		if !cs.Costed() {
 			continue
@@ -197,11 +197,11 @@ func WriteTable(w io.Writer, sum *Summary) error {
 		if q := cs.Quality; q != nil {
 			prec, rec, stab = fmt.Sprintf("%.2f", q.Precision), fmt.Sprintf("%.2f", q.Recall), fmt.Sprintf("%.2f", q.Stability)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t\n",
 			cs.Name, cmp.Or(cs.Scope, "-"), sampling, cs.Runs, cs.CPUPerRequestUs, interval(cs.CPULo, cs.CPUHi, cs.Runs, "%.0f"),
 			pct(cs.CPURatio), intervalPct(cs.CPURatioLo, cs.CPURatioHi, cs.Runs),
 			model, cs.MedianThroughput, interval(cs.ThroughputLo, cs.ThroughputHi, cs.Runs, "%.0f"),
-			calls, records, prec, rec, stab)
+			calls, records, cs.GCsPerKRequest, prec, rec, stab)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -213,7 +213,12 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	fmt.Fprintln(w, "interval; vs none: that over no monitoring's median (both resampled). model: the extra CPU the per-call costs")
 	fmt.Fprintf(w, "predict (%s), hot–cold; ≠ marks a prediction outside the measured interval.\n", sum.Costs.Source)
 	fmt.Fprintln(w, "req/s: median throughput. precision, recall: the live selections of every cycle against the ground truth;")
-	fmt.Fprintln(w, "stability: mean Jaccard similarity of consecutive cycles' selections.")
+	fmt.Fprintln(w, "stability: mean Jaccard similarity of consecutive cycles' selections. GC/1k req: the service's garbage")
+	fmt.Fprintln(w, "collections per 1,000 requests in the windows.")
+	if sum.EarlyCPU > 0 {
+		fmt.Fprintf(w, "Order: runs in the first half of their round used %.1f%% of their configuration's median CPU per request, in the second half %.1f%%.\n",
+			100*sum.EarlyCPU, 100*sum.LateCPU)
+	}
 	var noAnswer int64
 	for _, cs := range sum.Configs {
 		noAnswer += cs.NoAnswer

@@ -29,6 +29,12 @@ type RunResult struct {
 	// the window's requests: the evaluation's measure of cost.
 	WindowCPUSeconds float64 `json:"windowCPUSeconds"`
 	CPUPerRequestUs  float64 `json:"cpuPerRequestUs"`
+	// GCs are the service's garbage collections in the window (it runs
+	// with GODEBUG=gctrace=1 and they are counted from its stderr).
+	GCs int64 `json:"gcs"`
+	// Position is where the run came in its round, in percent of the
+	// round (0: first).
+	Position int `json:"position"`
 	// ServiceCPUs are the CPUs the service was allowed on (/proc's
 	// Cpus_allowed_list), "" where the system does not say.
 	ServiceCPUs string `json:"serviceCPUs,omitempty"`
@@ -118,6 +124,9 @@ type ConfigSummary struct {
 	// taken; RecordsPerRequest the fine records.
 	TimedPerRequest   float64 `json:"timedPerRequest"`
 	RecordsPerRequest float64 `json:"recordsPerRequest"`
+	// GCsPerKRequest are the service's garbage collections per 1,000
+	// requests in the windows.
+	GCsPerKRequest float64 `json:"gcsPerKRequest"`
 	// Quality is the selections' against the ground truth (two-phase
 	// configurations of the module scope, when the plan has the truth).
 	Quality         *Quality `json:"quality,omitempty"`
@@ -148,10 +157,15 @@ type Summary struct {
 	ScopeProbes map[string]int `json:"scopeProbes,omitempty"`
 	Scopes      []Scope        `json:"scopes,omitempty"`
 	// Pinning says where the service and the load generator ran.
-	Pinning string          `json:"pinning,omitempty"`
-	Costs   CostModel       `json:"costs"`
-	Configs []ConfigSummary `json:"configs"`
-	Runs    []RunResult     `json:"runs"`
+	Pinning string    `json:"pinning,omitempty"`
+	Costs   CostModel `json:"costs"`
+	// EarlyCPU and LateCPU are the median CPU per request of the runs in
+	// the first and in the second half of their rounds, each over its
+	// configuration's median: an order effect shows as a difference.
+	EarlyCPU float64         `json:"earlyCPU,omitempty"`
+	LateCPU  float64         `json:"lateCPU,omitempty"`
+	Configs  []ConfigSummary `json:"configs"`
+	Runs     []RunResult     `json:"runs"`
 }
 
 // Summarize fills in sum.Configs from sum.Runs: per configuration the mean
@@ -167,7 +181,7 @@ func Summarize(sum *Summary) {
 	cpuOf := map[string][]float64{}
 	for _, c := range sum.Plan.Configs {
 		cs := ConfigSummary{Config: c}
-		var reqs, calls, timed, records, dropped, errs, secs float64
+		var reqs, calls, timed, records, dropped, errs, secs, gcs float64
 		var cycles, selected, cands int
 		var tps []float64
 		for _, r := range sum.Runs {
@@ -187,6 +201,7 @@ func Summarize(sum *Summary) {
 			dropped += float64(r.Dropped)
 			errs += float64(r.Errors)
 			secs += r.Seconds
+			gcs += float64(r.GCs)
 			cs.NoAnswer += r.NoAnswer
 			for _, cy := range r.Cycles {
 				cycles++
@@ -217,6 +232,7 @@ func Summarize(sum *Summary) {
 			cs.TimedPerRequest = timed / reqs
 			cs.RecordsPerRequest = records / reqs
 			cs.ErrorShare = errs / reqs
+			cs.GCsPerKRequest = 1000 * gcs / reqs
 		}
 		if secs > 0 {
 			cs.RecordsPerSec = records / secs
@@ -236,6 +252,7 @@ func Summarize(sum *Summary) {
 			ref = &sum.Configs[len(sum.Configs)-1]
 		}
 	}
+	sum.EarlyCPU, sum.LateCPU = orderEffect(sum.Runs, cpuOf)
 	if ref == nil || ref.Throughput <= 0 {
 		return
 	}
@@ -268,4 +285,27 @@ func Summarize(sum *Summary) {
 		lo, hi := (cs.CPURatioLo-1)*base, (cs.CPURatioHi-1)*base
 		cs.ModelOK = cs.ModelHi >= lo && cs.ModelLo <= hi
 	}
+}
+
+// orderEffect is the median CPU per request of the runs early and late in
+// their rounds, each over its configuration's median (Summary.EarlyCPU,
+// LateCPU); 0 without runs of configurations that ran more than once.
+func orderEffect(runs []RunResult, cpuOf map[string][]float64) (early, late float64) {
+	var e, l []float64
+	for _, r := range runs {
+		xs := cpuOf[r.Config]
+		if len(xs) < 2 || r.CPUPerRequestUs <= 0 {
+			continue
+		}
+		x := r.CPUPerRequestUs / moments.Median(xs)
+		if r.Position < 50 {
+			e = append(e, x)
+		} else {
+			l = append(l, x)
+		}
+	}
+	if len(e) == 0 || len(l) == 0 {
+		return 0, 0
+	}
+	return moments.Median(e), moments.Median(l)
 }

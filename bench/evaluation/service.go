@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -95,6 +96,9 @@ type service struct {
 	url   string // the API
 	admin string // host:port of the admin endpoint
 	exit  chan error
+	// gcs counts the garbage collections the service reported on stderr
+	// (run with GODEBUG=gctrace=1; 0 otherwise).
+	gcs atomic.Int64
 }
 
 var (
@@ -128,6 +132,10 @@ func startService(ctx context.Context, bin, dir string, withAdmin bool, env []st
 		sc := bufio.NewScanner(r)
 		for sc.Scan() {
 			line := sc.Text()
+			if strings.HasPrefix(line, "gc ") && strings.Contains(line, " @") {
+				s.gcs.Add(1)
+				continue
+			}
 			if m := re.FindStringSubmatch(line); m != nil {
 				urls <- re.String() + "\x00" + m[1]
 			}
