@@ -136,7 +136,7 @@ func TestBenchPetclinicTiny(t *testing.T) {
 		}
 	}
 	if !regexp.MustCompile(`(?m)^\[20/20 \d+:\d\d, ETA 0:00\] run 1/1 `).MatchString(stderr.String()) ||
-		!strings.Contains(stderr.String(), "built tigris petclinic") {
+		!strings.Contains(stderr.String(), "built tigris deps petclinic") {
 		t.Errorf("progress:\n%s", stderr.String())
 	}
 	js, err := os.ReadFile(filepath.Join(dir, "summary.json"))
