@@ -219,9 +219,16 @@ func Describe(w io.Writer, p Plan, out string) {
 	fmt.Fprintf(w, "bench: %d run(s) per configuration: %s of load, then %s measured; 5–20 users without think time; analysis every %s\n",
 		p.Runs, p.Warmup, p.Duration, p.Interval)
 	fmt.Fprintf(w, "bench: restricted filter %s; expanded filter %s\n", p.Restricted, p.Expanded)
-	per := time.Duration(p.Warmup+p.Duration+p.Pause) + 1500*time.Millisecond
+	var total time.Duration
+	for _, c := range p.Configs {
+		per := time.Duration(p.Warmup+p.Duration+p.Pause) + 1500*time.Millisecond
+		if c.Kind == KindShift {
+			per += 2*time.Duration(p.ShiftCycles)*time.Duration(p.Interval) - time.Duration(p.Duration)
+		}
+		total += time.Duration(c.runs(p)) * per
+	}
 	fmt.Fprintf(w, "bench: the runs take about %s, plus the builds (the first tigris build recompiles the standard library: a minute or two)\n",
-		(time.Duration(p.Runs*len(p.Configs)) * per).Round(time.Second))
+		total.Round(time.Second))
 	if load := bench.LoadAverage(); load > float64(runtime.NumCPU())/2 {
 		fmt.Fprintf(w, "bench: warning: load average %.1f on %d CPU(s) before the start: something else is running, expect noisy results\n",
 			load, runtime.NumCPU())

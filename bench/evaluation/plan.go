@@ -72,7 +72,7 @@ func QuickPlan() Plan {
 }
 
 // FullPlan is the evaluation: 12 runs of 3 s after 3 s, analysis every
-// second, the paper's six sampling rates; about 45 minutes on two CPUs.
+// second, the paper's six sampling rates; about 35 minutes on two CPUs, builds included.
 func FullPlan() Plan {
 	return basePlan("full", 12, 3*time.Second, 3*time.Second, time.Second, DefaultSampling)
 }

@@ -78,7 +78,7 @@ Plans (per configuration):
   --quick   3 runs of 1.5 s after 2 s, analysis every 1 s, sampling 100, 10
             and 1 % (the default; about six minutes, builds included)
   --full    12 runs of 3 s after 3 s, analysis every 1 s, all six rates: the
-            evaluation, about 45 minutes
+            evaluation, about 35 minutes
 --runs, --duration, --warmup-time, --interval, --sampling, --restricted,
 --expanded, --seed and --only (configuration names) override them.
 
