@@ -440,3 +440,23 @@ func TestDriverPlain(t *testing.T) {
 		t.Errorf("progress:\n%s", progress.String())
 	}
 }
+
+// TestSummarizeEarlierRuns: a summary.json of an earlier version has no CPU
+// of the window; its runs' CPU per request is their rusage over their whole
+// life.
+func TestSummarizeEarlierRuns(t *testing.T) {
+	p := TinyPlan()
+	p.Configs = Configs(p)
+	p, err := p.Only("none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := &Summary{Workload: Workload, Plan: p}
+	for run, cpu := range []float64{4, 5} {
+		sum.Runs = append(sum.Runs, RunResult{Config: "none", Run: run + 1, Throughput: 1000, Requests: 7000, WarmupRequests: 3000, ServerCPUSeconds: cpu})
+	}
+	Summarize(sum)
+	if cs := sum.Configs[0]; cs.CPUPerRequestUs != 450 || cs.CPULo != 400 || cs.CPUHi != 500 {
+		t.Errorf("CPU per request %v [%v, %v], want 450 [400, 500] from the runs' rusage", cs.CPUPerRequestUs, cs.CPULo, cs.CPUHi)
+	}
+}

@@ -191,8 +191,12 @@ func Summarize(sum *Summary) {
 			cs.Runs++
 			cs.PerRun = append(cs.PerRun, r.Throughput)
 			tps = append(tps, r.Throughput)
-			if r.CPUPerRequestUs > 0 {
-				cpuOf[c.Name] = append(cpuOf[c.Name], r.CPUPerRequestUs)
+			if x := r.CPUPerRequestUs; x > 0 {
+				cpuOf[c.Name] = append(cpuOf[c.Name], x)
+			} else if all := r.Requests + r.WarmupRequests; all > 0 && r.ServerCPUSeconds > 0 {
+				// A run of an earlier version, without the window's CPU:
+				// its rusage over its whole life.
+				cpuOf[c.Name] = append(cpuOf[c.Name], 1e6*r.ServerCPUSeconds/float64(all))
 			}
 			reqs += float64(r.Requests)
 			calls += float64(r.MonitoredCalls)
