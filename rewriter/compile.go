@@ -61,10 +61,21 @@ func (p *proxy) compile() error {
 	if p.opts.Verbose {
 		job.Log = func(format string, args ...any) { p.logf(format, args...) }
 	}
-	// The plain compile that tells which functions the compiler inlines
-	// writes the real output: when no probe is left, it is the result.
+	// The compile that tells which functions the compiler inlines compiles
+	// a reduced copy of the package (inlpass.go). When it has nothing to
+	// reduce, it is the plain compile and writes the real output: if no
+	// probe is left, that is the result. Under profile-guided optimization
+	// the compiler inlines large hot functions, so nothing is reduced.
 	var plainDone bool
-	job.Inlinable = func() (Inlining, error) {
+	job.ReduceInlining = ta.value("pgoprofile") == ""
+	job.Inlinable = func(reduced []string) (Inlining, error) {
+		if reduced != nil {
+			inl, err := p.reducedInliningPass(ta, workDir, reduced)
+			if err == nil {
+				return inl, nil
+			}
+			p.logf("compile %s: the reduced inlining pass failed (%v); compiling the whole package", what, err)
+		}
 		inl, quiet, err := p.inliningPass(ta, workDir)
 		plainDone = err == nil && quiet
 		return inl, err
@@ -167,6 +178,43 @@ func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl Inlining, quiet 
 	}
 	inl, other := parseInlining(out.String())
 	return inl, !userDiag && !other, nil
+}
+
+// reducedInliningPass compiles the reduced files of the inlining pass with
+// -m=2 into a scratch output and returns what the compiler says of their
+// functions.
+func (p *proxy) reducedInliningPass(ta *toolArgs, workDir string, files []string) (Inlining, error) {
+	dir := inliningDir(workDir)
+	edit := argEdit{operands: files, drop: []string{DigestFlag}, flags: []string{"-m=2"}, set: map[string]string{"o": filepath.Join(dir, "_pkg_.a")}}
+	for _, f := range []string{"asmhdr", "linkobj"} { // outputs
+		if ta.value(f) != "" {
+			edit.set[f] = filepath.Join(dir, f)
+		}
+	}
+	argv, err := ta.commandLine(ta.rewrite(edit), workDir)
+	if err != nil {
+		return Inlining{}, err
+	}
+	var out bytes.Buffer
+	stdio := p.stdio
+	p.stdio.Stderr = &out
+	err = p.spawn(argv, nil, &out)
+	p.stdio = stdio
+	defer os.RemoveAll(dir)
+	if err != nil {
+		return Inlining{}, fmt.Errorf("%v: %s", err, firstLines(out.String(), 3))
+	}
+	inl, _ := parseInlining(out.String())
+	return inl, nil
+}
+
+// firstLines is the first n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Inlining is what the compiler says of a package's functions, by the

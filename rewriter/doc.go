@@ -22,7 +22,8 @@
 //     the proxy acts on and which flags take a separate value, and keeps any
 //     other flag (one a newer toolchain added, or one from -gcflags) as it is,
 //     so a new compiler flag never breaks the proxy; the compiler first compiles
-//     the package unchanged with -m to say which functions it inlines;
+//     a reduced copy of the package with -m=2 to say which functions it inlines
+//     (inlpass.go, below);
 //     Session.Instrument (instrument.go) parses and type-checks the package,
 //     matches its functions (signature.go), plans the edits (the prologue,
 //     callsite.go for call sites) and writes the rewritten files (splice.go) and
@@ -33,6 +34,27 @@
 //   - link (link.go): the run-time settings are linked in (-X), the runtime
 //     packages are added to the importcfg when the go command did not list them,
 //     and -checklinkname=0 lets package atexit reach the runtime's exit hooks.
+//
+// # The inlining pass (inlpass.go)
+//
+// A function the compiler inlines gets no probe, and one too small to be
+// worth a probe neither (small.go): the compiler says which with -m=2. It is
+// told on a reduced copy of the package: the body of every function that the
+// compiler certainly cannot inline (a defer or go statement, go:noinline, or
+// a lower bound of its inlining cost, costFloor, above the budget) and that
+// cannot be small becomes a stub that the compiler cannot inline either. Its
+// decisions on the other functions do not change: it charges a call of a
+// function it does not inline the same whatever the body, and decides on the
+// bodies it keeps. Two things could still move them, and are kept: a stub
+// never takes away an instantiation of a generic function of the package,
+// and a stub in a cycle of calls with a kept function refers to what the
+// body called (the compiler decides on a cycle's functions in an order its
+// calls set). On a large server package two fifths of the functions were
+// stubbed and the pass took 38 % of the whole package's compile;
+// TestInliningPassAgreesWithCompiler compares both compiles' decisions.
+// Under profile-guided optimization (the compiler inlines large hot
+// functions) or when the reduced compile fails, the whole package is
+// compiled, into the real output.
 //
 // On Unix the final tool replaces the proxy process (execve), so signals and the
 // exit status are the tool's own and an unmatched package costs one process

@@ -96,7 +96,18 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 		return false, nil
 	}
 	if (s.cfg.Inlinable != config.InlinableProbe || s.cfg.Small != config.SmallProbe) && job.Inlinable != nil {
-		inl, err := job.Inlinable()
+		var reduced []string
+		if job.ReduceInlining {
+			files, stubbed, err := pj.inliningFiles(inliningDir(job.WorkDir))
+			if err != nil {
+				return false, fmt.Errorf("writing the inlining pass's files: %w", err)
+			}
+			if stubbed > 0 {
+				reduced = files
+			}
+			s.logf("%s: inlining pass: %d of the package's function bodies stubbed", pkgPath, stubbed)
+		}
+		inl, err := job.Inlinable(reduced)
 		if err != nil {
 			return false, fmt.Errorf("finding the functions the compiler inlines: %w", err)
 		}

@@ -35,7 +35,12 @@ type CompileJob struct {
 	// functions when it compiles the package unchanged: which it inlines and
 	// the size of those too complex to inline. The instrumenter asks only
 	// when a function matches.
-	Inlinable func() (Inlining, error)
+	//
+	// reduced, when not nil, are the files of a reduced copy of the package
+	// (inlpass.go) to compile instead of Files.
+	Inlinable func(reduced []string) (Inlining, error)
+	// ReduceInlining allows the instrumenter to hand Inlinable a reduced copy.
+	ReduceInlining bool
 	// AddedImports are import paths the instrumenter introduced; the proxy makes sure
 	// each one (and its dependencies) has a packagefile line.
 	AddedImports []string
