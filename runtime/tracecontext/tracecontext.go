@@ -27,28 +27,35 @@ const headerLen = 55
 // specification tells a receiver to ignore. It reads at most 56 bytes of s
 // and allocates nothing.
 func Parse(s string) (p Parent, ok bool) {
-	if len(s) < headerLen {
+	if len(s) < headerLen || s[2] != '-' || s[35] != '-' || s[52] != '-' {
 		return Parent{}, false
 	}
-	ver, ok1 := hexByte(s[0], s[1])
-	if !ok1 || ver == 0xff || s[2] != '-' || s[35] != '-' || s[52] != '-' {
+	if len(s) > headerLen && (s[headerLen] != '-' || s[0] == '0' && s[1] == '0') {
+		// A later version appends fields after a dash; version 00 is
+		// exactly 55 bytes.
 		return Parent{}, false
 	}
-	switch {
-	case ver == 0 && len(s) != headerLen:
-		return Parent{}, false
-	case len(s) > headerLen && s[headerLen] != '-':
-		// A later version appends fields after a dash.
+	// Each pair of digits is one byte with two lookups; a bad digit sets a
+	// bit above the byte, and bad collects them for one test at the end.
+	ver := unhex[s[0]]<<4 | unhex[s[1]]
+	flags := unhex[s[53]]<<4 | unhex[s[54]]
+	bad := ver | flags
+	t := s[3:35]
+	for i := 0; i < len(t); i += 2 {
+		v := unhex[t[i]]<<4 | unhex[t[i+1]]
+		bad |= v
+		p.TraceID[i/2] = byte(v)
+	}
+	t = s[36:52]
+	for i := 0; i < len(t); i += 2 {
+		v := unhex[t[i]]<<4 | unhex[t[i+1]]
+		bad |= v
+		p.SpanID[i/2] = byte(v)
+	}
+	p.Flags = byte(flags)
+	if bad > 0xff || ver == 0xff || !p.Valid() {
 		return Parent{}, false
 	}
-	if !hexBytes(p.TraceID[:], s[3:35]) || !hexBytes(p.SpanID[:], s[36:52]) {
-		return Parent{}, false
-	}
-	f, ok1 := hexByte(s[53], s[54])
-	if !ok1 || !p.Valid() {
-		return Parent{}, false
-	}
-	p.Flags = f
 	return p, true
 }
 
@@ -64,6 +71,12 @@ func (p Parent) String() string {
 	return string(b)
 }
 
+// FormatTraceID formats a trace id as a traceparent writes it: 32 lowercase
+// hex digits, as tracing backends show it.
+func FormatTraceID(id [16]byte) string {
+	return string(appendHex(make([]byte, 0, 2*len(id)), id[:]))
+}
+
 const digits = "0123456789abcdef"
 
 func appendHex(b, v []byte) []byte {
@@ -73,32 +86,17 @@ func appendHex(b, v []byte) []byte {
 	return b
 }
 
-// hexBytes decodes lowercase hex s into dst (len(s) == 2*len(dst)).
-func hexBytes(dst []byte, s string) bool {
-	for i := range dst {
-		v, ok := hexByte(s[2*i], s[2*i+1])
-		if !ok {
-			return false
-		}
-		dst[i] = v
+// unhex maps each lowercase hex digit to its value and every other byte to
+// 0x100, above any byte: the specification allows no upper case.
+var unhex = func() (t [256]uint16) {
+	for i := range t {
+		t[i] = 0x100
 	}
-	return true
-}
-
-func hexByte(hi, lo byte) (byte, bool) {
-	h, ok1 := nibble(hi)
-	l, ok2 := nibble(lo)
-	return h<<4 | l, ok1 && ok2
-}
-
-// nibble decodes one lowercase hex digit: the specification allows no
-// upper case.
-func nibble(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
+	for c := '0'; c <= '9'; c++ {
+		t[c] = uint16(c - '0')
 	}
-	return 0, false
-}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = uint16(c-'a') + 10
+	}
+	return t
+}()

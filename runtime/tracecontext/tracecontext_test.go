@@ -1,6 +1,7 @@
 package tracecontext
 
 import (
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -23,6 +24,9 @@ func TestParse(t *testing.T) {
 	}
 	if got := p.String(); got != example {
 		t.Fatalf("String() = %q, want %q", got, example)
+	}
+	if got := FormatTraceID(p.TraceID); got != example[3:35] {
+		t.Fatalf("FormatTraceID(%x) = %q, want %q", p.TraceID, got, example[3:35])
 	}
 	for _, c := range []struct {
 		in string
@@ -84,6 +88,9 @@ func FuzzParse(f *testing.F) {
 		var p Parent
 		var ok bool
 		parseBound.Check(t, len(s), func() { p, ok = Parse(s) })
+		if q, ok2 := parseReference(s); q != p || ok2 != ok {
+			t.Fatalf("Parse(%q) = %+v %v; the reference says %+v %v", s, p, ok, q, ok2)
+		}
 		if len(s) > headerLen+1 {
 			// The rest of the input changes nothing but a version 00
 			// header's length, which is invalid past 55 bytes either way.
@@ -106,6 +113,42 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %+v %v; parsed from %q as %+v", back, q, ok, s, p)
 		}
 	})
+}
+
+// parseReference is Parse written plainly, field by field, for FuzzParse to
+// compare with.
+func parseReference(s string) (Parent, bool) {
+	if len(s) > headerLen && (s[headerLen] != '-' || strings.HasPrefix(s, "00")) {
+		return Parent{}, false // version 00 is 55 bytes, a later one has a dash after them
+	}
+	if len(s) > headerLen {
+		s = s[:headerLen]
+	} else if len(s) < headerLen {
+		return Parent{}, false
+	}
+	f := strings.Split(s, "-")
+	if len(f) != 4 || len(f[0]) != 2 || len(f[1]) != 32 || len(f[2]) != 16 || len(f[3]) != 2 {
+		return Parent{}, false
+	}
+	var p Parent
+	var ver [1]byte
+	for _, x := range []struct {
+		dst []byte
+		src string
+	}{{ver[:], f[0]}, {p.TraceID[:], f[1]}, {p.SpanID[:], f[2]}, {[]byte{0}, f[3]}} {
+		if strings.ToLower(x.src) != x.src {
+			return Parent{}, false
+		}
+		if _, err := hex.Decode(x.dst, []byte(x.src)); err != nil {
+			return Parent{}, false
+		}
+	}
+	flags, _ := hex.DecodeString(f[3])
+	p.Flags = flags[0]
+	if ver[0] == 0xff || !p.Valid() {
+		return Parent{}, false
+	}
+	return p, true
 }
 
 // BenchmarkParse is the traceparent part of a trace root's lookup.
