@@ -191,6 +191,7 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 	// The engine's long loops (a join's pairs, a window's groups) ask too.
 	runner.SetStop(cpu.over)
 	var clock writer.ClockBase
+	var remotes joined
 	maxEnd := int64(math.MinInt64)
 	lateness := int64(opt.Lateness)
 	for n := 0; ; n++ {
@@ -215,6 +216,8 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 			sum.Lost += it.Loss.Count
 		case writer.KindGap:
 			sum.Gaps++
+		case writer.KindRemote:
+			remotes.add(&it.Remote)
 		case writer.KindRecord:
 			sum.Records++
 			rec := &it.Record
@@ -224,7 +227,7 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 			}
 			t := engine.Tuple{Call: engine.Call{Probe: pr,
 				Start: clock.Wall + (rec.TIn - clock.Mono), End: clock.Wall + (rec.TOut - clock.Mono),
-				GID: rec.GID, Trace: rec.Trace, Depth: rec.ESS, Flags: engine.CallTraced}}
+				GID: rec.GID, Trace: rec.Trace, Depth: rec.ESS, Flags: engine.CallTraced, TraceID: remotes.of(rec.Trace)}}
 			t.Time = t.Call.End
 			if rec.Flags&writer.FlagError != 0 {
 				t.Call.Flags |= engine.CallError

@@ -40,6 +40,9 @@ type CallTuple struct {
 	// scale as trace files (writer.ClockBase); End-Start is the duration in
 	// the records' nanoseconds.
 	Start, End int64
+	// Remote is the W3C trace id the call's trace joined (JoinContext,
+	// JoinRequest), when Joined.
+	Remote [16]byte
 }
 
 // TupleFlags say how a tapped call ended and which fields are set.
@@ -49,6 +52,7 @@ const (
 	TupleError  TupleFlags = 1 << iota // returned a non-nil error
 	TuplePanic                         // ended by panicking
 	TupleTraced                        // Trace and Depth are set (the probe ran fine)
+	TupleJoined                        // Remote is set: the call's trace joined a request's trace
 )
 
 // TapNeed is what a query needs of one probe.
@@ -96,7 +100,7 @@ type probeTap struct {
 // for fine. Guarded by registry.mu.
 type floor struct{ coarse, fine int }
 
-// MaxTapQueue is the largest queue a tap may ask for, in calls (48 bytes
+// MaxTapQueue is the largest queue a tap may ask for, in calls (64 bytes
 // each).
 const MaxTapQueue = 1 << 20
 
@@ -326,6 +330,10 @@ func (p *Probe) tap(t0, t1 int64, f callFacts, gp unsafe.Pointer, ctx *traceCtx,
 			if ctx != nil {
 				c.Flags |= TupleTraced
 				c.Trace, c.Depth = ctx.trace, depth
+				if id, ok := ctx.remoteTraceID(); ok {
+					c.Flags |= TupleJoined
+					c.Remote = id
+				}
 			}
 			filled = true
 		}

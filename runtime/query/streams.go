@@ -54,6 +54,7 @@ const (
 	CallDepth
 	CallError
 	CallPanicked
+	CallTraceID
 )
 
 // Calls is the stream of completed calls of instrumented functions.
@@ -77,6 +78,7 @@ var Calls = &StreamDef{
 		{Name: "depth", Type: Int, Fine: true, Doc: "the call's depth in its trace, 0 at a root (needs fine mode)"},
 		{Name: "error", Type: Bool, Doc: "whether it returned a non-nil error"},
 		{Name: "panicked", Type: Bool, Doc: "whether it ended by panicking"},
+		{Name: "trace_id", Type: String, Fine: true, Doc: "the W3C trace id of the request whose trace the call's trace joined, 32 lowercase hex digits; \"\" when it joined none (needs fine mode)"},
 	},
 }
 

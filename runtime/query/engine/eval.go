@@ -14,6 +14,10 @@ type Call struct {
 	GID, Trace uint64
 	Depth      uint32
 	Flags      CallFlags
+	// TraceID is the W3C trace id the call's trace joined (a request's
+	// trace, docs/export.md), as 32 lowercase hex digits; "" when it joined
+	// none or Trace is not set. Calls of one trace share one string.
+	TraceID string
 }
 
 // CallFlags say how a call ended and whether its trace fields are set.
@@ -84,6 +88,11 @@ func (t *Tuple) col(i int) query.Value {
 		return query.BoolValue(c.Flags&CallError != 0)
 	case query.CallPanicked:
 		return query.BoolValue(c.Flags&CallPanic != 0)
+	case query.CallTraceID:
+		if c.Flags&CallTraced == 0 {
+			return query.Value{}
+		}
+		return query.StringValue(c.TraceID)
 	}
 	return query.Value{}
 }

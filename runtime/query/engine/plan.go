@@ -183,7 +183,8 @@ func acquire(q *query.Query, si int, probes []*Probe) ([]*ProbeNeed, int) {
 	return out, w.undecided
 }
 
-// readsFine says whether q reads source si's trace or depth.
+// readsFine says whether q reads a fine column of source si (trace, depth,
+// trace_id).
 func readsFine(q *query.Query, si int) bool {
 	var nodes []*query.Node
 	nodes = append(nodes, q.Where, q.Having)
@@ -197,7 +198,7 @@ func readsFine(q *query.Query, si int) bool {
 	found := false
 	for _, n := range nodes {
 		walk(n, func(n *query.Node) {
-			if n.Kind == query.NCol && n.Src == si && q.Sources[si].Stream == query.Calls && (n.Col == query.CallTrace || n.Col == query.CallDepth) {
+			if n.Kind == query.NCol && n.Src == si && q.Sources[si].Stream == query.Calls && query.Calls.Columns[n.Col].Fine {
 				found = true
 			}
 		})

@@ -16,6 +16,7 @@ import (
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/query"
 	"github.com/tigrisgo/tigris/runtime/query/engine"
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -163,6 +164,10 @@ type loop struct {
 	due      []time.Time    // per sampler leaf: next reading
 	actions  []*action
 	buf      []monitor.CallTuple
+	// joined and joinedID are the last W3C trace id a tuple carried and its
+	// text: the calls of one trace come together, and share one string.
+	joined   [16]byte
+	joinedID string
 	// lastRunning is when rows of a windowless aggregate were last shown,
 	// and tuplesAt the tuple count then.
 	lastRunning time.Time
@@ -369,6 +374,12 @@ func (l *loop) step(now time.Time) {
 			}
 			if c.Flags&monitor.TupleTraced != 0 {
 				tu.Call.Flags |= engine.CallTraced
+			}
+			if c.Flags&monitor.TupleJoined != 0 {
+				if c.Remote != l.joined {
+					l.joined, l.joinedID = c.Remote, tracecontext.FormatTraceID(c.Remote)
+				}
+				tu.Call.TraceID = l.joinedID
 			}
 			l.runner.Push(i, &tu)
 			if l.runner.Done() {
