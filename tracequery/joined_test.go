@@ -15,7 +15,7 @@ import (
 type rows [][]query.Value
 
 func (r *rows) Schema(int, query.Schema) error { return nil }
-func (r *rows) Note(string) error               { return nil }
+func (r *rows) Note(string) error              { return nil }
 func (r *rows) End(string, map[string]uint64) error {
 	return nil
 }
