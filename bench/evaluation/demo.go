@@ -93,6 +93,13 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 	if err := os.Remove(trace); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("demo: removing the previous trace: %w", err)
 	}
+	// With --export the users' requests carry traceparent headers and the
+	// service joins their traces (demojoin.go).
+	var svcArgs []string
+	var spans *clientSpans
+	if o.Export != "" {
+		svcArgs, spans = []string{"-trace-context"}, &clientSpans{}
+	}
 	svc, err := startService(ctx, bin, dir, true, []string{
 		"TIGRIS_ADMIN=127.0.0.1:0",
 		"TIGRIS_MODE=coarse",
@@ -102,7 +109,7 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 		"TIGRIS_BUDGET=" + o.Budget,
 		"TIGRIS_WRITER=async",
 		"TIGRIS_OUT=" + trace,
-	}, -1)
+	}, -1, svcArgs...)
 	if err != nil {
 		return err
 	}
@@ -113,6 +120,7 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 	if o.Export != "" {
 		shipped = startExport(ctx, stderr, o.Export, svc.admin, trace)
 		say("   tigris export sends the spans and statistics to %s (service.name petclinic)", o.Export)
+		say("   the users' requests carry W3C traceparent headers; petclinic -trace-context joins their traces")
 	}
 	c, err := adminclient.New(svc.admin, adminclient.Options{Timeout: 5 * time.Second})
 	if err != nil {
@@ -143,7 +151,7 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 		}
 		seen = max(seen, len(cycles))
 	}
-	stats, err := loadgen.Run(ctx, loadgen.Options{
+	lo := loadgen.Options{
 		BaseURL:  svc.url,
 		Duration: o.Duration,
 		Seed:     o.Seed,
@@ -161,7 +169,11 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 			}
 			mu.Unlock()
 		},
-	})
+	}
+	if spans != nil {
+		lo.Trace = spans.trace
+	}
+	stats, err := loadgen.Run(ctx, lo)
 	clearLine()
 	if err != nil {
 		return fmt.Errorf("demo: load: %w", err)
@@ -190,6 +202,18 @@ func Demo(ctx context.Context, stdout, stderr io.Writer, o DemoOptions) error {
 		if err := o.Convert(to, trace); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
+	}
+	if spans != nil {
+		// 6. One request's trace, with the users' client spans sent beside
+		// tigris's.
+		joined, top, calls, err := joinedTraces(trace, spans)
+		if err != nil {
+			return fmt.Errorf("demo: reading the joined traces: %w", err)
+		}
+		if err := sendClientSpans(ctx, o.Export, joined); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		printJoinedTrace(stdout, len(joined), top, calls)
 	}
 	demoClosing(stdout, trace, o.Out != "")
 	return nil

@@ -108,9 +108,10 @@ var (
 
 // startService starts bin, on CPU cpu alone unless cpu < 0 (startOn), and
 // waits until it printed its API address and, withAdmin, the admin
-// endpoint's (a plain build prints none).
-func startService(ctx context.Context, bin, dir string, withAdmin bool, env []string, cpu int) (*service, error) {
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+// endpoint's (a plain build prints none). args are petclinic's flags beside
+// -addr.
+func startService(ctx context.Context, bin, dir string, withAdmin bool, env []string, cpu int, args ...string) (*service, error) {
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TIGRIS_") }), env...)
 	stdout, err := cmd.StdoutPipe()

@@ -34,7 +34,11 @@ func newDemoCmd() *cobra.Command {
  4. prints the phase-1 statistics, the selections, the sampling rate and what
     the trace writer wrote and dropped;
  5. stops the service, converts its trace to pprof and to Chrome trace events,
-    and says how to open them.
+    and says how to open them;
+ 6. with --export, the simulated users send a W3C traceparent with each request
+    and the service runs with -trace-context, so tigris's recorded traces join
+    the requests' traces: the users' client spans go to the endpoint beside
+    tigris's spans, and the demo shows one request's trace with both.
 
 Run it from the tigris repository. The binary, the trace and its conversions
 go to --out (./tigris-demo); the service is stopped whatever happens.`,
@@ -64,6 +68,6 @@ go to --out (./tigris-demo); the service is stopped whatever happens.`,
 	f.StringVar(&o.Budget, "budget", "off", "share of CPU time fine tracing may take, e.g. 1%; the analyzer lowers the sampling rate to stay inside")
 	f.StringVar(&o.Out, "out", "tigris-demo", "directory for the binary, the trace and its conversions (\"\": a temporary one, removed at the end)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the simulated users")
-	f.StringVar(&o.Export, "export", "", "OTLP/HTTP endpoint (e.g. http://127.0.0.1:4318) to send the demo's spans and statistics to, as tigris export does")
+	f.StringVar(&o.Export, "export", "", "OTLP/HTTP endpoint (e.g. http://127.0.0.1:4318) to send the demo's spans and statistics to, as tigris export does, each request's trace joined by tigris's method spans")
 	return cmd
 }

@@ -12,7 +12,7 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/tigrisgo/tigris v0.0.0
-	github.com/tigrisgo/tigris/runtime v0.0.0 // indirect
+	github.com/tigrisgo/tigris/runtime v0.0.0
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	modernc.org/libc v1.77.1 // indirect

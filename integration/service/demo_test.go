@@ -1,6 +1,7 @@
 package service
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"github.com/tigrisgo/tigris/export/otlptest"
 	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/runtime/writer"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // TestDemo runs a short `tigris demo --export` from the repository: the
@@ -62,12 +65,18 @@ func TestDemo(t *testing.T) {
 	if n == 0 {
 		t.Error("the demo's trace holds no records")
 	}
-	// --export: every record is a span at the receiver, and the statistics
-	// came as metrics.
-	if spans, dups := otlp.Count(); spans != n || dups != 0 || len(otlp.Metrics()) == 0 ||
-		!regexp.MustCompile(fmt.Sprintf(`export: %d spans sent, 0 not delivered, 0 pending; [1-9]\d* metric requests sent to %s`, n, regexp.QuoteMeta(otlp.URL))).MatchString(got) {
-		t.Errorf("--export: %d spans (%d twice) and %d metric requests for %d records; the demo said:\n%s", spans, dups, len(otlp.Metrics()), n, got)
+	// --export: every record is a span of petclinic at the receiver, and the
+	// statistics came as metrics.
+	all := otlp.Spans()
+	byService := map[string]int{}
+	for _, sp := range all {
+		byService[sp.Resource["service.name"]]++
 	}
+	if _, dups := otlp.Count(); byService["petclinic"] != n || dups != 0 || len(otlp.Metrics()) == 0 ||
+		!regexp.MustCompile(fmt.Sprintf(`export: %d spans sent, 0 not delivered, 0 pending; [1-9]\d* metric requests sent to %s`, n, regexp.QuoteMeta(otlp.URL))).MatchString(got) {
+		t.Errorf("--export: %v spans by service (%d twice) and %d metric requests for %d records; the demo said:\n%s", byService, dups, len(otlp.Metrics()), n, got)
+	}
+	checkJoinedTrace(t, got, all)
 	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
 	if last := lines[len(lines)-1]; last != "   go run ./cmd/tigris dash --open "+filepath.Join(out, "petclinic.tgr") {
 		t.Errorf("the demo's last line is %q, want the tigris dash command for its trace", last)
@@ -107,5 +116,36 @@ func TestDemo(t *testing.T) {
 		if !ok {
 			t.Errorf("records of %s, which no cycle selected (selected: %v)", it.Probe.Signature, selected)
 		}
+	}
+}
+
+// checkJoinedTrace: the request trace the demo shows is at the receiver with
+// both kinds of spans: the simulated user's client span (petclinic-load), and
+// tigris's method spans (petclinic) in that trace, each root under the client
+// span.
+func checkJoinedTrace(t *testing.T, got string, spans map[string]otlptest.Span) {
+	t.Helper()
+	m := regexp.MustCompile(`== 6\. One request's trace .*\n.*\n   trace ([0-9a-f]{32}) .*\n.*client span ([0-9a-f]{16}),`).FindStringSubmatch(got)
+	if m == nil {
+		t.Errorf("the demo shows no request's trace with both kinds of spans:\n%s", got)
+		return
+	}
+	client, ok := spans[m[1]+"/"+m[2]]
+	if !ok || client.Resource["service.name"] != "petclinic-load" || client.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+		t.Errorf("trace %s: the client span %s did not reach the receiver as petclinic-load's (%+v)", m[1], m[2], client)
+		return
+	}
+	methods, roots := 0, 0
+	for _, sp := range spans {
+		if hex.EncodeToString(sp.TraceId) != m[1] || sp.Resource["service.name"] != "petclinic" {
+			continue
+		}
+		methods++
+		if hex.EncodeToString(sp.ParentSpanId) == m[2] {
+			roots++
+		}
+	}
+	if methods == 0 || roots == 0 {
+		t.Errorf("trace %s: %d method spans of petclinic, %d of them under the client span %s", m[1], methods, roots, m[2])
 	}
 }

@@ -246,6 +246,10 @@ func (r *run) do(c call) bool {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	var traced func(status int)
+	if r.opts.Trace != nil {
+		traced = r.opts.Trace(req, c.endpoint)
+	}
 
 	start := time.Now()
 	resp, err := r.client.Do(req)
@@ -255,6 +259,13 @@ func (r *run) do(c call) bool {
 		resp.Body.Close()
 	}
 	latency := time.Since(start)
+	if traced != nil {
+		status := 0
+		if err == nil {
+			status = resp.StatusCode
+		}
+		traced(status)
+	}
 	if err != nil && r.reqCtx.Err() != nil {
 		return false // abandoned: the caller stopped the run
 	}

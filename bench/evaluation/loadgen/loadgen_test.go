@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -455,5 +456,55 @@ func TestTimeoutsCountAsNoAnswer(t *testing.T) {
 	}
 	if s.Status[0] != 4 || s.Errors != 4 || !strings.Contains(s.LastError, "timeout") {
 		t.Errorf("statuses %v, errors %d, last error %q; want 4 timeouts", s.Status, s.Errors, s.LastError)
+	}
+}
+
+// TestTraceHook: Trace sees every request of the users, not the health
+// check, with its endpoint; what it adds reaches the server, and done gets
+// each request's status.
+func TestTraceHook(t *testing.T) {
+	f, _ := newFakeClinic(t, 0)
+	var headers atomic.Int64
+	routes := f.routes()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Traceparent") != "" {
+			headers.Add(1)
+		}
+		routes.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	o := fast(srv.URL)
+	o.Requests = 200
+	var mu sync.Mutex
+	endpoints, statuses := map[string]int{}, map[int]int64{}
+	o.Trace = func(req *http.Request, endpoint string) func(int) {
+		req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		mu.Lock()
+		endpoints[endpoint]++
+		mu.Unlock()
+		return func(status int) {
+			mu.Lock()
+			statuses[status]++
+			mu.Unlock()
+		}
+	}
+	s, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if headers.Load() != s.Requests {
+		t.Errorf("%d requests carried the header, want %d", headers.Load(), s.Requests)
+	}
+	for e, st := range s.Endpoints {
+		if int64(endpoints[e]) != st.Requests {
+			t.Errorf("endpoint %s: Trace saw %d requests, the statistics %d", e, endpoints[e], st.Requests)
+		}
+	}
+	for code, n := range s.Status {
+		if statuses[code] != n {
+			t.Errorf("status %d: done got %d, the statistics %d", code, statuses[code], n)
+		}
 	}
 }

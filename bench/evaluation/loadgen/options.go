@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -44,6 +45,13 @@ type Options struct {
 	// Patterns are the navigation patterns new users choose from (default
 	// DefaultPatterns()). They are validated before the run starts.
 	Patterns []Pattern
+
+	// Trace, if set, is called before each request of the users with the
+	// request and its endpoint (the statistics' key, "GET /api/owners/{id}"),
+	// and may add headers to it, such as a W3C traceparent; done, if not nil,
+	// is called once the answer is read, with its status (0: no answer).
+	// Calls come from the users' goroutines, concurrently.
+	Trace func(req *http.Request, endpoint string) (done func(status int))
 
 	// Progress, if set, is called about once per Interval with the statistics so
 	// far. Calls come from one goroutine, one at a time; a slow callback delays the

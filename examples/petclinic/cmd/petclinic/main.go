@@ -4,7 +4,11 @@
 //
 // Usage:
 //
-//	petclinic [-addr 127.0.0.1:8080] [-db :memory:|temp|PATH] [-seed 1]
+//	petclinic [-addr 127.0.0.1:8080] [-db :memory:|temp|PATH] [-seed 1] [-trace-context]
+//
+// With -trace-context, requests that carry a W3C traceparent header join the
+// caller's trace: built with tigris, their recorded traces have the caller's
+// trace id, and tigris export sends their method spans under the caller's span.
 //
 // Once it accepts connections it prints "listening on http://HOST:PORT" to standard
 // output (useful with -addr 127.0.0.1:0). SIGINT or SIGTERM shut it down gracefully.
@@ -27,6 +31,7 @@ func main() {
 	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen `address` (port 0 picks a free port)")
 	flag.StringVar(&cfg.DB, "db", ":memory:", "database: :memory:, temp (a temporary file) or a file `path`")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "RNG `seed` of the sample data")
+	flag.BoolVar(&cfg.TraceContext, "trace-context", false, "join the callers' traces of requests with a W3C traceparent header")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "petclinic: unexpected arguments %q\n", flag.Args())

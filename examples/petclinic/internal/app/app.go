@@ -37,6 +37,11 @@ type Config struct {
 	// ShutdownTimeout bounds how long Run waits for in-flight requests when ctx ends
 	// (default 10s).
 	ShutdownTimeout time.Duration
+	// TraceContext lets the requests that carry a W3C traceparent header join
+	// the caller's trace: in a build with tigris, a recorded trace whose root
+	// (a service method) serves such a request has that trace id, and tigris
+	// export puts its spans under the caller's span (tracecontext.go).
+	TraceContext bool
 }
 
 // Run opens and seeds the database, listens on cfg.Addr and serves the API until ctx
@@ -68,8 +73,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	h := NewHandler(db, log)
+	if cfg.TraceContext {
+		joinTraceContext()
+		h = withTraceContext(h)
+	}
 	srv := &http.Server{
-		Handler:           NewHandler(db, log),
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
