@@ -11,13 +11,16 @@ import (
 	"github.com/dave/dst"
 	"github.com/dave/dst/decorator"
 
+	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 type signatureLit = pointcut.Signature
 
 // probeTable writes the package's generated file: the probe array the prologues
-// index, and an init function registering it with the monitor together with
+// index, and an init function registering it, with the probes' descriptions
+// in one string constant (monitor.EncodeTable: read-only data, no code to
+// build it, strings written once per package), with the monitor together with
 // the parts the binary links beside it (monitor.Links: the exit hook, and the
 // admin endpoint when the config links it). The run-time settings are not
 // here but linked in (Session.LinkFlags), so that changing them changes no
@@ -25,14 +28,14 @@ type signatureLit = pointcut.Signature
 //
 //	var __tigris_p [N]__tigris.Probe
 //	func init() {
-//		__tigris.RegisterPackage(__tigris_p[:], []__tigris.ProbeInfo{...},
+//		__tigris.RegisterTable(__tigris_p[:], "tgt1...",
 //			__tigris.Links{AtExit: __tigris_atexit.Add, Analyzer: __tigris_analyzer.Run,
 //				Admin: __tigris_admin.Launch})
 //	}
 func (pj *packageJob) probeTable() (string, error) {
-	infos := make([]dst.Expr, len(pj.probes))
+	infos := make([]monitor.ProbeInfo, len(pj.probes))
 	for i, p := range pj.probes {
-		infos[i] = probeInfoLit(p)
+		infos[i] = probeInfo(p)
 	}
 	sel := func(pkg, name string) dst.Expr {
 		return &dst.SelectorExpr{X: dst.NewIdent(pkg), Sel: dst.NewIdent(name)}
@@ -63,13 +66,14 @@ func (pj *packageJob) probeTable() (string, error) {
 				Type:  &dst.ArrayType{Len: intLit(len(pj.probes)), Elt: sel(alias, "Probe")},
 			}}},
 			&dst.FuncDecl{
+				Decs: dst.FuncDeclDecorations{NodeDecs: dst.NodeDecs{Before: dst.EmptyLine, Start: tableComment(infos)}},
 				Name: dst.NewIdent("init"),
 				Type: &dst.FuncType{},
 				Body: &dst.BlockStmt{List: []dst.Stmt{&dst.ExprStmt{X: &dst.CallExpr{
-					Fun: sel(alias, "RegisterPackage"),
+					Fun: sel(alias, "RegisterTable"),
 					Args: []dst.Expr{
 						&dst.SliceExpr{X: dst.NewIdent(probesVar)},
-						&dst.CompositeLit{Type: &dst.ArrayType{Elt: sel(alias, "ProbeInfo")}, Elts: infos},
+						strLit(monitor.EncodeTable(infos)),
 						&dst.CompositeLit{Type: sel(alias, "Links"), Elts: links},
 					},
 				}}}},
@@ -86,51 +90,30 @@ func (pj *packageJob) probeTable() (string, error) {
 	return out, os.WriteFile(out, buf.Bytes(), 0o644)
 }
 
-func probeInfoLit(p probeDesc) dst.Expr {
+// tableComment lists what the table holds, a line a probe, for people who
+// read the generated code (comments cost the binary nothing).
+func tableComment(infos []monitor.ProbeInfo) dst.Decorations {
+	d := dst.Decorations{"// The probes' descriptions (monitor.EncodeTable):"}
+	for i := range infos {
+		in := &infos[i]
+		d = append(d, fmt.Sprintf("// %d %s %s:%d flags=%d cyclomatic=%d statements=%d",
+			i, in.Signature(), in.File, in.Line, in.Flags, in.Cyclomatic, in.Statements))
+	}
+	return d
+}
+
+// probeInfo is the description of a probe the table carries.
+func probeInfo(p probeDesc) monitor.ProbeInfo {
 	s := p.sig
-	kv := func(k string, v dst.Expr) dst.Expr {
-		e := &dst.KeyValueExpr{Key: dst.NewIdent(k), Value: v}
-		e.Decs.Before = dst.NewLine
-		e.Decs.After = dst.NewLine
-		return e
+	return monitor.ProbeInfo{
+		Package: s.Package, Recv: s.Recv, RecvPtr: s.RecvPtr, Name: s.Name,
+		Params: s.Params, Results: s.Results, File: s.File, Line: s.Line,
+		Flags: uint32(s.Flags), Cyclomatic: p.cyclomatic, Statements: p.statements,
 	}
-	elts := []dst.Expr{kv("Package", strLit(s.Package))}
-	if s.Recv != "" {
-		elts = append(elts, kv("Recv", strLit(s.Recv)))
-	}
-	if s.RecvPtr {
-		elts = append(elts, kv("RecvPtr", dst.NewIdent("true")))
-	}
-	elts = append(elts, kv("Name", strLit(s.Name)))
-	if len(s.Params) > 0 {
-		elts = append(elts, kv("Params", stringsLit(s.Params)))
-	}
-	if len(s.Results) > 0 {
-		elts = append(elts, kv("Results", stringsLit(s.Results)))
-	}
-	elts = append(elts,
-		kv("File", strLit(s.File)),
-		kv("Line", intLit(s.Line)),
-		kv("Flags", intLit(int(s.Flags))),
-		kv("Cyclomatic", intLit(p.cyclomatic)),
-		kv("Statements", intLit(p.statements)),
-	)
-	lit := &dst.CompositeLit{Elts: elts}
-	lit.Decs.Before = dst.NewLine
-	lit.Decs.After = dst.NewLine
-	return lit
 }
 
 func strLit(s string) dst.Expr { return &dst.BasicLit{Kind: tokenString, Value: strconv.Quote(s)} }
 func intLit(n int) dst.Expr    { return &dst.BasicLit{Kind: tokenInt, Value: strconv.Itoa(n)} }
-
-func stringsLit(ss []string) dst.Expr {
-	elts := make([]dst.Expr, len(ss))
-	for i, s := range ss {
-		elts[i] = strLit(s)
-	}
-	return &dst.CompositeLit{Type: &dst.ArrayType{Elt: dst.NewIdent("string")}, Elts: elts}
-}
 
 const (
 	tokenImport = token.IMPORT

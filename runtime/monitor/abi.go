@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"fmt"
 	"sync/atomic"
 	"unsafe"
 
@@ -10,11 +11,12 @@ import (
 
 // The probe ABI: everything the code tigris generates calls, and nothing else.
 //
-// For each instrumented package the rewriter adds a probe table
+// For each instrumented package the rewriter adds a probe table, its
+// descriptions encoded in one string constant (table.go)
 //
 //	var __tigris_p [N]__tigris.Probe
 //	func init() {
-//		__tigris.RegisterPackage(__tigris_p[:], []__tigris.ProbeInfo{...},
+//		__tigris.RegisterTable(__tigris_p[:], "tgt1...",
 //			__tigris.Links{AtExit: __tigris_atexit.Add, Admin: __tigris_admin.Start})
 //	}
 //
@@ -71,7 +73,7 @@ import (
 //     second call is harmless. They tell a panicking exit from a normal one
 //     by where the unwinding panic started relative to the Call (gslots.go:
 //     panicking), so the Call must not be copied elsewhere.
-//   - RegisterPackage runs from package initialization, before any probe of
+//   - RegisterTable runs from package initialization, before any probe of
 //     the package can fire; probes stay off until it has run.
 //   - A go statement of an instrumented function calls Fork and, inside a fine
 //     trace, starts its goroutine through a generated wrapper that calls
@@ -89,7 +91,7 @@ import (
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 7
+const CodeVersion = 8
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (
@@ -161,6 +163,19 @@ type Links struct {
 // embedded in the binary. Generated code calls it from init; see Register for
 // probes registered by hand.
 func RegisterPackage(probes []Probe, infos []ProbeInfo, links Links) {
+	register("", probes, infos, links)
+}
+
+// RegisterTable is RegisterPackage for descriptions in a table EncodeTable
+// wrote: what generated code calls from init. A malformed table is reported
+// and the package's probes stay off.
+func RegisterTable(probes []Probe, table string, links Links) {
+	infos, err := decodeTable(table)
+	if err != nil {
+		defer recoverInternal("register")
+		report(fmt.Errorf("register: %v; probes stay off", err))
+		return
+	}
 	register("", probes, infos, links)
 }
 

@@ -113,9 +113,11 @@ func Probes(filter *pointcut.Pointcut) []ProbeStatus {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	var out []ProbeStatus
-	for i, p := range registry.probes {
-		if filter != nil && !filter.MatchExecution(&registry.sigs[i]) {
-			continue
+	for _, p := range registry.probes {
+		if filter != nil {
+			if sig := p.info.signature(); !filter.MatchExecution(&sig) {
+				continue
+			}
 		}
 		out = append(out, ProbeStatus{
 			ID: p.id, Signature: p.info.Signature(), File: p.info.File, Line: p.info.Line,

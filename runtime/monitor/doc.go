@@ -7,8 +7,9 @@
 //
 // The probe ABI, with its contract, is abi.go. The rewriter adds one file per
 // instrumented package that declares an array of Probe values and registers
-// them at init (RegisterPackage, naming what the binary links beside the
-// monitor in Links), and a prologue on the first line of every matched
+// them at init (RegisterTable, with their descriptions in one string constant
+// that EncodeTable wrote, naming what the binary links beside the monitor in
+// Links), and a prologue on the first line of every matched
 // function:
 //
 //	if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); defer __tg.ExitErr(&err) };

@@ -16,7 +16,6 @@ import (
 var registry struct {
 	mu     sync.Mutex
 	probes []*Probe
-	sigs   []pointcut.Signature // parallel to probes, for rule matching
 	cfg    settings.Runtime
 	// base are the configured rules (tigris.yaml, TIGRIS_RULES); manual are the
 	// rules people add at run time (API, admin endpoint). Manual rules win over the
@@ -67,13 +66,19 @@ func register(embedded string, probes []Probe, infos []ProbeInfo, links Links) {
 	if !registry.configured {
 		configure(embedded)
 	}
+	// Two allocations for the package's statistics, not two a probe.
+	stats := newStripesN(len(probes))
+	if n := len(registry.probes) + len(probes); n > cap(registry.probes) {
+		grown := make([]*Probe, len(registry.probes), n+n/4)
+		copy(grown, registry.probes)
+		registry.probes = grown
+	}
 	for i := range probes {
 		p := &probes[i]
 		p.id = uint32(len(registry.probes) + 1)
 		p.info = &infos[i]
-		p.stats = newStripes()
+		p.stats = &stats[i]
 		registry.probes = append(registry.probes, p)
-		registry.sigs = append(registry.sigs, infos[i].signature())
 		m := modeOf(len(registry.probes) - 1)
 		p.mode.Store(m)
 		if m == modeFine {
@@ -115,11 +120,10 @@ func configure(embedded string) {
 	for i, n := range cfg.Pointcuts {
 		named[i] = pointcut.Named{Name: n.Name, Expr: n.Expr}
 	}
-	if env, err := pointcut.NewEnv(named); err != nil {
-		report(fmt.Errorf("named pointcuts: %v", err))
-	} else {
-		patterns.Store(env)
-	}
+	// The named pointcuts are parsed when the first pattern is (a rule here,
+	// or later the API's): building the grammar is most of a millisecond,
+	// which a program without rules never needs to pay at start.
+	patterns.Store(&lazyEnv{named: named})
 	base, err := compileRules(cfg.Rules)
 	if err != nil {
 		report(fmt.Errorf("rules: %v", err))
@@ -146,13 +150,34 @@ func compileRules(rules []settings.Rule) ([]compiledRule, error) {
 }
 
 // patterns resolves the named pointcuts of the configuration in rule patterns.
-var patterns atomic.Pointer[pointcut.Env]
+var patterns atomic.Pointer[lazyEnv]
+
+// lazyEnv holds the configuration's named pointcuts, parsed at their first use.
+type lazyEnv struct {
+	named []pointcut.Named
+	once  sync.Once
+	env   *pointcut.Env // nil when they do not parse (reported)
+}
+
+func (l *lazyEnv) get() *pointcut.Env {
+	l.once.Do(func() {
+		env, err := pointcut.NewEnv(l.named)
+		if err != nil {
+			report(fmt.Errorf("named pointcuts: %v", err))
+			return
+		}
+		l.env = env
+	})
+	return l.env
+}
 
 // parsePattern parses a pointcut expression; names of the configuration's named
 // pointcuts resolve.
 func parsePattern(expr string) (*pointcut.Pointcut, error) {
-	if env := patterns.Load(); env != nil {
-		return env.Parse(expr)
+	if l := patterns.Load(); l != nil {
+		if env := l.get(); env != nil {
+			return env.Parse(expr)
+		}
 	}
 	return pointcut.Parse(expr)
 }
@@ -196,12 +221,15 @@ func modeOf(i int) uint32 {
 // ruledModeOf is modeOf without the queries' floors.
 func ruledModeOf(i int) uint32 {
 	m := baseModeOf(i)
-	sig := &registry.sigs[i]
 	if am, ok := registry.analyzer[registry.probes[i].id]; ok {
 		m = am
 	}
+	if len(registry.manual) == 0 {
+		return m
+	}
+	sig := registry.probes[i].info.signature()
 	for j := len(registry.manual) - 1; j >= 0; j-- {
-		if registry.manual[j].pc.MatchExecution(sig) {
+		if registry.manual[j].pc.MatchExecution(&sig) {
 			m, _ = parseMode(registry.manual[j].Mode)
 			break
 		}
@@ -213,9 +241,12 @@ func ruledModeOf(i int) uint32 {
 // and the base rules. The analyzer leaves probes it says off alone.
 func baseModeOf(i int) uint32 {
 	m, _ := parseMode(registry.cfg.Mode)
-	sig := &registry.sigs[i]
+	if len(registry.base) == 0 {
+		return m
+	}
+	sig := registry.probes[i].info.signature()
 	for j := len(registry.base) - 1; j >= 0; j-- {
-		if registry.base[j].pc.MatchExecution(sig) {
+		if registry.base[j].pc.MatchExecution(&sig) {
 			m, _ = parseMode(registry.base[j].Mode)
 			break
 		}

@@ -83,7 +83,17 @@ type stripes struct {
 
 var stripeCount = num.Max(runtime.GOMAXPROCS(0), runtime.NumCPU())
 
-func newStripes() *stripes { return &stripes{per: make([]paddedStripe, stripeCount)} }
+func newStripes() *stripes { return &newStripesN(1)[0] }
+
+// newStripesN allocates the statistics of n probes in two allocations.
+func newStripesN(n int) []stripes {
+	ss := make([]stripes, n)
+	per := make([]paddedStripe, n*stripeCount)
+	for i := range ss {
+		ss[i].per = per[i*stripeCount : (i+1)*stripeCount : (i+1)*stripeCount]
+	}
+	return ss
+}
 
 // callFacts say how a call ended, for addCall.
 type callFacts uint8

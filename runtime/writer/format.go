@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -32,7 +33,10 @@ var fileMagic = [8]byte{0x89, 'T', 'G', 'R', '\r', '\n', 0x1a, '\n'}
 // syncMarker opens every chunk; a reader that lost its place scans for it.
 var syncMarker = [4]byte{0xD9, 'T', 'G', 'C'}
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table, made at its first use: making it
+// (tables for the SSE4.2 path too) is a cost at start-up of every program
+// that links the writer, most of which never write a file.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Item kinds on the wire. Kinds below 0x80 are framed (kind, uvarint length, body);
 // a byte with the high bit set opens an event record.
@@ -187,8 +191,8 @@ func (e *encoder) seal() []byte {
 	b := e.buf
 	copy(b[0:4], syncMarker[:])
 	binary.LittleEndian.PutUint32(b[4:8], uint32(len(b)-chunkHeaderLen))
-	crc := crc32.Update(0, castagnoli, b[4:8])
-	crc = crc32.Update(crc, castagnoli, b[chunkHeaderLen:])
+	crc := crc32.Update(0, castagnoli(), b[4:8])
+	crc = crc32.Update(crc, castagnoli(), b[chunkHeaderLen:])
 	binary.LittleEndian.PutUint32(b[8:12], crc)
 	return b
 }

@@ -459,8 +459,8 @@ func (r *Reader) chunkHere() (bool, error) {
 		crc, summed = r.idx.chunkCRC(r.buf, r.r, r.off, n)
 		r.work += int64(summed)
 	} else {
-		crc = crc32.Update(0, castagnoli, b[4:8])
-		crc = crc32.Update(crc, castagnoli, b[chunkHeaderLen:chunkHeaderLen+n])
+		crc = crc32.Update(0, castagnoli(), b[4:8])
+		crc = crc32.Update(crc, castagnoli(), b[chunkHeaderLen:chunkHeaderLen+n])
 		r.work += int64(4 + n)
 	}
 	if crc != binary.LittleEndian.Uint32(b[8:12]) {

@@ -52,9 +52,9 @@ func (x *crcIndex) chunkCRC(buf []byte, r int, off int64, n int) (crc uint32, su
 	if e := x.end(); e < stop {
 		from := r + int(e-off)
 		summed = int(stop - e)
-		reg := ^x.sums[len(x.sums)-1]
+		reg, tab := ^x.sums[len(x.sums)-1], castagnoli()
 		for _, b := range buf[from : from+summed] {
-			reg = castagnoli[byte(reg)^b] ^ reg>>8
+			reg = tab[byte(reg)^b] ^ reg>>8
 			x.sums = append(x.sums, ^reg)
 		}
 	}
@@ -66,9 +66,9 @@ func (x *crcIndex) chunkCRC(buf []byte, r int, off int64, n int) (crc uint32, su
 }
 
 func updateCRC(crc uint32, b []byte) uint32 {
-	crc = ^crc
+	crc, tab := ^crc, castagnoli()
 	for _, c := range b {
-		crc = castagnoli[byte(crc)^c] ^ crc>>8
+		crc = tab[byte(crc)^c] ^ crc>>8
 	}
 	return ^crc
 }

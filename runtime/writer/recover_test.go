@@ -102,7 +102,7 @@ func TestCRCIndexMatchesDirect(t *testing.T) {
 	for off := 0; off+chunkHeaderLen < len(buf); off += 1 + rng.IntN(100) {
 		n := rng.IntN(len(buf) - off - chunkHeaderLen + 1)
 		binary.LittleEndian.PutUint32(buf[off+4:], uint32(n))
-		want := crc32.Update(crc32.Update(0, castagnoli, buf[off+4:off+8]), castagnoli, buf[off+chunkHeaderLen:off+chunkHeaderLen+n])
+		want := crc32.Update(crc32.Update(0, castagnoli(), buf[off+4:off+8]), castagnoli(), buf[off+chunkHeaderLen:off+chunkHeaderLen+n])
 		got, _ := x.chunkCRC(buf, off, int64(off), n)
 		if got != want {
 			t.Fatalf("chunk at %d, %d bytes: %08x; want %08x", off, n, got, want)

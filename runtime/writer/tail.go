@@ -133,8 +133,8 @@ func Tail(w io.Writer, path string, maxBytes int64) (TailInfo, error) {
 
 // validChunk checks a chunk's CRC-32C over its length bytes and payload.
 func validChunk(hdr, payload []byte) bool {
-	crc := crc32.Update(0, castagnoli, hdr[4:8])
-	crc = crc32.Update(crc, castagnoli, payload)
+	crc := crc32.Update(0, castagnoli(), hdr[4:8])
+	crc = crc32.Update(crc, castagnoli(), payload)
 	return crc == binary.LittleEndian.Uint32(hdr[8:12])
 }
 

@@ -230,8 +230,18 @@ func rescheduleLocked() {
 		sched.timer.Stop() // a fire already waiting for an.mu finds its generation stale
 		sched.timer = nil
 	}
+	if !sched.started {
+		return
+	}
+	if an.conf == nil {
+		// Not compiled yet: a disabled analysis needs no criteria, whose
+		// parsing builds the filter grammar (most of a millisecond at start).
+		if a, _ := monitor.ConfiguredAnalysis(); !a.Enabled {
+			return
+		}
+	}
 	a := confLocked().settings
-	if !sched.started || !a.Enabled {
+	if !a.Enabled {
 		return
 	}
 	gen := an.gen
