@@ -70,12 +70,14 @@ func (p *proxy) compile() error {
 	job.ReduceInlining = ta.value("pgoprofile") == ""
 	job.Inlinable = func(reduced []string) (Inlining, error) {
 		if reduced != nil {
+			p.logf("compile %s: running the compiler: inlining pass, on a reduced copy", what)
 			inl, err := p.reducedInliningPass(ta, workDir, reduced)
 			if err == nil {
 				return inl, nil
 			}
 			p.logf("compile %s: the reduced inlining pass failed (%v); compiling the whole package", what, err)
 		}
+		p.logf("compile %s: running the compiler: inlining pass, on the whole package", what)
 		inl, quiet, err := p.inliningPass(ta, workDir)
 		plainDone = err == nil && quiet
 		return inl, err
@@ -148,6 +150,7 @@ func (p *proxy) compile() error {
 	if err != nil {
 		return fmt.Errorf("compiling %s: %w", what, err)
 	}
+	p.logf("compile %s: running the compiler: instrumented", what)
 	return p.exec(argv)
 }
 
@@ -245,14 +248,16 @@ var tooComplex = regexp.MustCompile(`^(.*?):(\d+):(\d+): cannot inline (.+?): fu
 
 // bodyInlines reports whether "can inline NAME" says that the body of the
 // function declared at the line's position inlines. It does not for a function
-// literal (NAME ends in .funcN) nor for an instantiation of a generic function
+// literal (NAME ends in .funcN), the compiler's wrapper of a deferred or go
+// call (.deferwrapN, .gowrapN: on a function's first line, it would pass for
+// the function), nor for an instantiation of a generic function
 // with real type arguments (Max[int], (*Tree[string,int]).Put): that is the
 // small wrapper that passes the dictionary to the shape function, which holds
 // the body and is named with go.shape types (Max[go.shape.int]); a body too
 // complex to inline gets no "can inline" line of its own, only its wrapper.
 func bodyInlines(name string) bool {
-	if strings.Contains(name, ".func") {
-		return false
+	if strings.Contains(name, ".func") || strings.Contains(name, ".deferwrap") || strings.Contains(name, ".gowrap") {
+		return false // a literal, or the wrapper of a deferred or go call
 	}
 	return !strings.Contains(name, "[") || strings.Contains(name, "go.shape.")
 }

@@ -164,6 +164,9 @@ func checkInliningPass(t *testing.T, dir, path string) {
 				if whole.Inlined[key] {
 					t.Errorf("%s: %s was stubbed, but the compiler inlines it", key, fd.Name.Name)
 				}
+				if reduced.Inlined[key] {
+					t.Errorf("%s: %s was stubbed, but the reduced compile says it inlines", key, fd.Name.Name)
+				}
 				if pj.small(fd, whole.Size[key], whole.Calls) {
 					t.Errorf("%s: %s was stubbed, but it is small (size %d)", key, fd.Name.Name, whole.Size[key])
 				}

@@ -125,6 +125,9 @@ func TestParseInlining(t *testing.T) {
 		"a/a.go:9:7: can inline T.Method with cost 0 as: method(T) func() {  }\n" +
 		"/abs/a/b.go:12:10: can inline (*T).Find.func1 with cost 4 as: func() { }\n" +
 		"./a/a.go:7:2: x escapes to heap\n" +
+		// The wrappers of a deferred and a go call on a function's first line.
+		"./a/d.go:3:40: can inline Locked.deferwrap1 with cost 2 as: func() { (*sync.Mutex).Unlock(mu) }\n" +
+		"./a/d.go:4:30: can inline Spawn.gowrap1 with cost 2 as: func() { work() }\n" +
 		// A generic function whose body is too complex: only the wrappers of
 		// its instantiations inline, not the shape function with the body.
 		"./a/g.go:17:6: can inline Big[int]\n" +

@@ -327,3 +327,50 @@ func TestDirectToolexec(t *testing.T) {
 	settingsRelinkOnly(t, dir, build)
 	plainAgain(t, dir, plainBin)
 }
+
+// TestCompilerRunsPerInstrumentedPackage pins what an instrumented package
+// costs the compiler: two runs, the inlining pass on a reduced copy (its
+// large function stubbed) and the instrumented compile; a package without
+// matches, one run (the go command's own, which the log does not name).
+func TestCompilerRunsPerInstrumentedPackage(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range costFiles {
+		files[k] = v
+	}
+	// A function the compiler certainly does not inline: the reduced copy
+	// stubs it.
+	var big strings.Builder
+	big.WriteString("package shop\n\n// Big is too large to inline.\nfunc Big(a []int) int {\n\tn := 0\n")
+	for i := 0; i < 40; i++ {
+		big.WriteString("\tfor _, v := range a {\n\t\tn += v*3 + len(a)\n\t}\n")
+	}
+	big.WriteString("\treturn n\n}\n")
+	files["shop/big.go"] = big.String()
+	dir := itest.NewModule(t, files)
+	itest.WriteFile(t, filepath.Join(dir, "tigris.yaml"), costConfig)
+	out, code := itest.Run(t, dir, []string{"TIGRIS_LOG=1"}, itest.TigrisBin, "go", "build", "-a", "-o", filepath.Join(t.TempDir(), "inst"), ".")
+	if code != 0 {
+		t.Fatalf("tigris go build: exit %d\n%s", code, out)
+	}
+	runs := map[string][]string{}
+	stubbed := regexp.MustCompile(`example.com/itest/shop: inlining pass: (\d+) of the package's function bodies stubbed`)
+	for _, line := range strings.Split(out, "\n") {
+		if pkg, what, ok := strings.Cut(strings.TrimPrefix(line, "tigris: compile "), ": running the compiler: "); ok && strings.HasPrefix(line, "tigris: compile ") {
+			runs[pkg] = append(runs[pkg], what)
+		}
+		if m := stubbed.FindStringSubmatch(line); m != nil && m[1] == "0" {
+			t.Errorf("the inlining pass stubbed nothing in shop, whose Big cannot inline")
+		}
+	}
+	for _, pkg := range []string{"example.com/itest/shop", "example.com/itest/web"} {
+		if got := runs[pkg]; len(got) != 2 || got[1] != "instrumented" || !strings.HasPrefix(got[0], "inlining pass") {
+			t.Errorf("%s: the compiler ran %q; want the inlining pass and the instrumented compile\n%s", pkg, got, out)
+		}
+	}
+	if got := runs["example.com/itest/shop"]; len(got) > 0 && got[0] != "inlining pass, on a reduced copy" {
+		t.Errorf("shop's inlining pass ran %q; want it on a reduced copy", got[0])
+	}
+	if got := runs["example.com/itest/util"]; len(got) != 0 {
+		t.Errorf("util, without matches, had compiler runs of tigris's own: %q", got)
+	}
+}
