@@ -22,11 +22,12 @@ type assembler struct {
 	emit            func(t *writer.Trace) error
 
 	pending map[uint64]*pendingTrace
-	links   map[uint64]writer.Link // by child trace, until the trace is built
-	order   []queued               // traces in the order they were first seen; stale entries are skipped
-	ready   []queued               // traces whose root has been read, with the record count then
-	held    int                    // records in pending
-	seen    int64                  // records added
+	links   map[uint64]writer.Link   // by child trace, until the trace is built
+	remotes map[uint64]writer.Remote // by trace, until the trace is built
+	order   []queued                 // traces in the order they were first seen; stale entries are skipped
+	ready   []queued                 // traces whose root has been read, with the record count then
+	held    int                      // records in pending
+	seen    int64                    // records added
 	gen     uint64
 	free    []*pendingTrace // built traces, kept for their record slices
 }
@@ -98,8 +99,17 @@ func (a *assembler) link(l *writer.Link) {
 	a.links[l.Trace] = *l
 }
 
+// remote keeps the remote parent of trace m.Trace for its Trace.Remote: it
+// comes before the trace's records.
+func (a *assembler) remote(m *writer.Remote) {
+	if a.remotes == nil {
+		a.remotes = make(map[uint64]writer.Remote)
+	}
+	a.remotes[m.Trace] = *m
+}
+
 // flush builds every trace held, in the order they were first seen. Links
-// whose trace has no record (it was lost) are dropped.
+// and remote parents whose trace has no record (it was lost) are dropped.
 func (a *assembler) flush() error {
 	for _, q := range a.order {
 		if err := a.build(q, false); err != nil {
@@ -108,6 +118,7 @@ func (a *assembler) flush() error {
 	}
 	a.order, a.ready = a.order[:0], a.ready[:0]
 	clear(a.links)
+	clear(a.remotes)
 	return nil
 }
 
@@ -135,6 +146,12 @@ func (a *assembler) build(q queued, early bool) error {
 		delete(a.links, q.id)
 		for _, t := range traces {
 			t.Link = &l
+		}
+	}
+	if m, ok := a.remotes[q.id]; ok {
+		delete(a.remotes, q.id)
+		for _, t := range traces {
+			t.Remote = &m
 		}
 	}
 	for _, t := range traces {

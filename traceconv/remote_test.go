@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/internal/tracegen"
 	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -41,5 +42,59 @@ func TestWriteLinesRemote(t *testing.T) {
 	}
 	if !strings.Contains(js.String(), `"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","parentSpanId":"00f067aa0ba902b7","sampled":true`) {
 		t.Errorf("JSON lines:\n%s", js.String())
+	}
+}
+
+// TestStatsRemote: tigris stats names the request trace of each function's
+// slowest call when traces joined request traces, and keeps only the traces
+// of one request trace with Options.TraceID.
+func TestStatsRemote(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "joined.tgr")
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	p, _ := tracecontext.Parse("00-" + id + "-00f067aa0ba902b7-01")
+	// Trace 1 joined the request trace and holds Find's slowest call;
+	// trace 2 joined none; trace 3 (hash only) joined none.
+	err := tracegen.WriteJoined(path,
+		[]writer.ProbeDef{{ID: 1, Signature: "example.com/shop.(*Store).Find(int) error"}, {ID: 2, Signature: "example.com/shop.hash(string) uint64"}},
+		[]writer.Remote{{Trace: 1, GID: 7, TraceID: p.TraceID, SpanID: p.SpanID, Flags: p.Flags, Time: 100}},
+		[]writer.Record{
+			{Probe: 1, Trace: 1, GID: 7, TIn: 100, TOut: 900},
+			{Probe: 1, Trace: 2, GID: 8, TIn: 100, TOut: 200},
+			{Probe: 2, Trace: 3, GID: 8, TIn: 300, TOut: 400},
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _, err := Summarize(openTest(t, path), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	SortStats(fs, "function")
+	if len(fs) != 2 || fs[0].Calls != 2 || fs[0].MaxTraceID != id || fs[1].MaxTraceID != "" {
+		t.Fatalf("stats %+v", fs)
+	}
+	var table bytes.Buffer
+	if err := WriteStatsTable(&table, fs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(table.String(), "\n")
+	if !strings.Contains(lines[0], "MAX-TRACE-ID") || !strings.Contains(lines[1], "  "+id+"  example.com/shop.(*Store).Find") || !strings.Contains(lines[2], "  -  example.com/shop.hash") {
+		t.Errorf("table:\n%s", table.String())
+	}
+	tid, err := ParseTraceID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _, err = Summarize(openTest(t, path), Options{TraceID: tid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || fs[0].Calls != 1 || fs[0].Inclusive.Max != 800 {
+		t.Fatalf("stats of request trace %s: %+v, want trace 1's call of Find", id, fs)
+	}
+	for _, bad := range []string{"", "4bf92f", "00000000000000000000000000000000", "4bf92f3577b34da6a3ce929d0e0e47zz"} {
+		if _, err := ParseTraceID(bad); err == nil {
+			t.Errorf("ParseTraceID(%q) accepted", bad)
+		}
 	}
 }

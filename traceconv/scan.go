@@ -35,6 +35,12 @@ type Options struct {
 	// memory and output quadratic in D. Default 64 (the depth of Go's own CPU
 	// profiles); values below 4 count as 4.
 	MaxFrames int
+	// TraceID, when not zero, keeps only the call trees of the traces that
+	// joined the request trace of this W3C trace id (a remote parent, format
+	// 1.4): a trace id from Jaeger or Tempo finds tigris's detail of that
+	// request. Tree formats (stats, pprof, OPEN.xtrace, Kieker's trees) apply
+	// it; record-by-record formats ignore it.
+	TraceID [16]byte
 }
 
 func (o Options) withDefaults() Options {
@@ -238,6 +244,7 @@ type scanner struct {
 	onRecord func(s *stream, p *probe, r *writer.Record) error
 	onLoss   func(s *stream, l *writer.Loss) error
 	onLink   func(s *stream, l *writer.Link) error
+	onRemote func(s *stream, m *writer.Remote) error
 	// onItem sees every item before the callbacks above; s is nil for a gap
 	// before the first header.
 	onItem func(s *stream, it *writer.Item) error
@@ -324,6 +331,10 @@ func (sc *scanner) run(r *writer.Reader) error {
 			if sc.onLink != nil {
 				err = sc.onLink(cur, &it.Link)
 			}
+		case writer.KindRemote:
+			if sc.onRemote != nil {
+				err = sc.onRemote(cur, &it.Remote)
+			}
 		case writer.KindGap:
 			if it.Gap.Torn {
 				sc.rep.Torn++
@@ -353,7 +364,12 @@ func (sc *scanner) run(r *writer.Reader) error {
 func scanTrees(r *writer.Reader, opt Options, rep *Report, emit func(s *stream, t *writer.Trace) error,
 	onLoss func(s *stream, l *writer.Loss) error) error {
 	var cur *stream
-	asm := newAssembler(opt, rep, func(t *writer.Trace) error { return emit(cur, t) })
+	asm := newAssembler(opt, rep, func(t *writer.Trace) error {
+		if opt.TraceID != ([16]byte{}) && (t.Remote == nil || t.Remote.TraceID != opt.TraceID) {
+			return nil
+		}
+		return emit(cur, t)
+	})
 	sc := scanner{
 		opt: opt,
 		rep: rep,
@@ -366,6 +382,7 @@ func scanTrees(r *writer.Reader, opt Options, rep *Report, emit func(s *stream, 
 		onRecord: func(_ *stream, _ *probe, r *writer.Record) error { return asm.add(r) },
 		onLoss:   onLoss,
 		onLink:   func(_ *stream, l *writer.Link) error { asm.link(l); return nil },
+		onRemote: func(_ *stream, m *writer.Remote) error { asm.remote(m); return nil },
 	}
 	if err := sc.run(r); err != nil {
 		return err

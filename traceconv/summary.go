@@ -3,6 +3,7 @@ package traceconv
 import (
 	"bufio"
 	"cmp"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tigrisgo/tigris/internal/human"
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -30,6 +32,10 @@ type FuncStats struct {
 	// callees (see writer.Node).
 	Inclusive Dist `json:"inclusive"`
 	Exclusive Dist `json:"exclusive"`
+	// MaxTraceID is the W3C trace id of the request whose trace the slowest
+	// call joined (32 hex digits), "" when its trace joined none: the request
+	// to look up in Jaeger or Tempo.
+	MaxTraceID string `json:"maxTraceId,omitempty"`
 }
 
 // Dist summarizes durations. Quantiles are exact up to 256 calls and within
@@ -52,6 +58,8 @@ func Summarize(r *writer.Reader, opt Options) ([]FuncStats, Report, error) {
 		idx                  int
 		calls, errors, panic int64
 		incl, excl           durDist
+		maxDur               int64
+		maxRemote            [16]byte // the slowest call's trace's W3C id, zero if none
 	}
 	var accs []*acc
 	byKey := make(map[funcKey]*acc)
@@ -82,6 +90,12 @@ func Summarize(r *writer.Reader, opt Options) ([]FuncStats, Report, error) {
 			}
 			a.incl.add(int64(n.Inclusive))
 			a.excl.add(int64(n.Exclusive))
+			if d := int64(n.Inclusive); d > a.maxDur || a.calls == 1 {
+				a.maxDur, a.maxRemote = d, [16]byte{}
+				if t.Remote != nil {
+					a.maxRemote = t.Remote.TraceID
+				}
+			}
 		}
 		return nil
 	}, nil)
@@ -95,8 +109,23 @@ func Summarize(r *writer.Reader, opt Options) ([]FuncStats, Report, error) {
 			Calls: a.calls, Errors: a.errors, Panics: a.panic,
 			Inclusive: a.incl.summary(), Exclusive: a.excl.summary(),
 		}
+		if a.maxRemote != ([16]byte{}) {
+			out[i].MaxTraceID = tracecontext.FormatTraceID(a.maxRemote)
+		}
 	}
 	return out, rep, nil
+}
+
+// ParseTraceID reads a W3C trace id as Jaeger, Tempo and a traceparent show
+// it: 32 hex digits, not all zero.
+func ParseTraceID(s string) (id [16]byte, err error) {
+	if len(s) != 2*len(id) {
+		return id, fmt.Errorf("%q is not a W3C trace id: want 32 hex digits", s)
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil || id == ([16]byte{}) {
+		return [16]byte{}, fmt.Errorf("%q is not a W3C trace id: want 32 hex digits, not all zero", s)
+	}
+	return id, nil
 }
 
 func (d *durDist) summary() Dist {
@@ -177,10 +206,15 @@ func WriteStatsTable(w io.Writer, fs []FuncStats) error {
 	for _, c := range statColumns {
 		head = append(head, strings.ToUpper(c.name))
 	}
+	// The request trace of the slowest call, when some trace joined one.
+	joined := slices.ContainsFunc(fs, func(f FuncStats) bool { return f.MaxTraceID != "" })
+	if joined {
+		head = append(head, "MAX-TRACE-ID")
+	}
 	rows = append(rows, append(head, "FUNCTION"))
 	for i := range fs {
 		f := &fs[i]
-		row := make([]string, 0, len(statColumns)+1)
+		row := make([]string, 0, len(statColumns)+2)
 		for _, c := range statColumns {
 			if c.count != nil {
 				row = append(row, strconv.FormatInt(c.count(f), 10))
@@ -188,9 +222,12 @@ func WriteStatsTable(w io.Writer, fs []FuncStats) error {
 				row = append(row, human.Duration(c.value(f)))
 			}
 		}
+		if joined {
+			row = append(row, cmp.Or(f.MaxTraceID, "-"))
+		}
 		rows = append(rows, append(row, f.Signature))
 	}
-	width := make([]int, len(statColumns))
+	width := make([]int, len(head))
 	for _, row := range rows {
 		for i := range width {
 			width[i] = max(width[i], utf8.RuneCountInString(row[i]))

@@ -4,8 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/tigrisgo/tigris/internal/tracegen"
 	"github.com/tigrisgo/tigris/runtime/query"
 	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -31,28 +31,23 @@ func (r *rows) Row(schema int, vals []query.Value) error {
 // one, and WHERE trace_id finds a trace by the id a tracing backend shows.
 func TestTraceIDColumn(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "joined.tgr")
-	w, err := writer.NewSync(writer.Options{Path: path, FlushInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
 	p, _ := tracecontext.Parse("00-" + id + "-00f067aa0ba902b7-01")
-	w.Define(writer.ProbeDef{ID: 1, Package: "example.com/shop", Recv: "Server", Name: "ServeHTTP", Signature: "example.com/shop.(*Server).ServeHTTP(net/http.ResponseWriter, *net/http.Request)"})
-	w.Define(writer.ProbeDef{ID: 2, Package: "example.com/shop", Recv: "Store", Name: "Find", Signature: "example.com/shop.(*Store).Find(int) error"})
 	// Trace 1 joined the request's trace; trace 2, on another goroutine
 	// and interleaved with it, joined none.
-	m := writer.Remote{Trace: 1, GID: 7, TraceID: p.TraceID, SpanID: p.SpanID, Flags: p.Flags, Time: 100}
-	rr := m.Record()
-	w.Write(&rr)
-	for _, r := range []writer.Record{
-		{Probe: 2, Trace: 1, GID: 7, EOI: 1, ESS: 1, TIn: 110, TOut: 150},
-		{Probe: 2, Trace: 2, GID: 8, EOI: 1, ESS: 1, TIn: 120, TOut: 160},
-		{Probe: 1, Trace: 1, GID: 7, TIn: 100, TOut: 200},
-		{Probe: 1, Trace: 2, GID: 8, TIn: 105, TOut: 210},
-	} {
-		w.Write(&r)
-	}
-	if err := w.Close(); err != nil {
+	err := tracegen.WriteJoined(path,
+		[]writer.ProbeDef{
+			{ID: 1, Package: "example.com/shop", Recv: "Server", Name: "ServeHTTP", Signature: "example.com/shop.(*Server).ServeHTTP(net/http.ResponseWriter, *net/http.Request)"},
+			{ID: 2, Package: "example.com/shop", Recv: "Store", Name: "Find", Signature: "example.com/shop.(*Store).Find(int) error"},
+		},
+		[]writer.Remote{{Trace: 1, GID: 7, TraceID: p.TraceID, SpanID: p.SpanID, Flags: p.Flags, Time: 100}},
+		[]writer.Record{
+			{Probe: 2, Trace: 1, GID: 7, EOI: 1, ESS: 1, TIn: 110, TOut: 150},
+			{Probe: 2, Trace: 2, GID: 8, EOI: 1, ESS: 1, TIn: 120, TOut: 160},
+			{Probe: 1, Trace: 1, GID: 7, TIn: 100, TOut: 200},
+			{Probe: 1, Trace: 2, GID: 8, TIn: 105, TOut: 210},
+		})
+	if err != nil {
 		t.Fatal(err)
 	}
 	run := func(text string) rows {

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tigrisgo/tigris/export/otlptest"
+	"github.com/tigrisgo/tigris/internal/tracegen"
 	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -37,29 +37,26 @@ func TestJoinedTraces(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "petclinic.tgr")
-	w, err := writer.NewSync(writer.Options{Path: path, FlushInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Define(writer.ProbeDef{ID: 1, Signature: "github.com/tigrisgo/tigris/examples/petclinic/internal/service.(*ClinicService).FindOwnerByID(context.Context, int64) (model.Owner, error)"})
-	w.Define(writer.ProbeDef{ID: 2, Signature: "github.com/tigrisgo/tigris/examples/petclinic/internal/repository.(*Owners).Find(context.Context, int64) (model.Owner, error)"})
 	// Trace 1 joined the first request (two calls), trace 2 the second
 	// (one call), trace 3 a request the demo does not know, trace 4 none.
+	var remotes []writer.Remote
 	for i, p := range []tracecontext.Parent{parents[0], parents[1], {TraceID: [16]byte{9}, SpanID: [8]byte{9}, Flags: 1}} {
-		m := writer.Remote{Trace: uint64(i + 1), GID: 7, TraceID: p.TraceID, SpanID: p.SpanID, Flags: 1, Time: 100}
-		r := m.Record()
-		w.Write(&r)
+		remotes = append(remotes, writer.Remote{Trace: uint64(i + 1), GID: 7, TraceID: p.TraceID, SpanID: p.SpanID, Flags: 1, Time: 100})
 	}
-	for _, r := range []writer.Record{
-		{Probe: 2, Trace: 1, GID: 7, EOI: 1, ESS: 1, TIn: 110, TOut: 150},
-		{Probe: 1, Trace: 1, GID: 7, EOI: 0, ESS: 0, TIn: 100, TOut: 200},
-		{Probe: 1, Trace: 2, GID: 8, TIn: 100, TOut: 200},
-		{Probe: 1, Trace: 3, GID: 9, TIn: 100, TOut: 200},
-		{Probe: 1, Trace: 4, GID: 9, TIn: 300, TOut: 400},
-	} {
-		w.Write(&r)
-	}
-	if err := w.Close(); err != nil {
+	err := tracegen.WriteJoined(path,
+		[]writer.ProbeDef{
+			{ID: 1, Signature: "github.com/tigrisgo/tigris/examples/petclinic/internal/service.(*ClinicService).FindOwnerByID(context.Context, int64) (model.Owner, error)"},
+			{ID: 2, Signature: "github.com/tigrisgo/tigris/examples/petclinic/internal/repository.(*Owners).Find(context.Context, int64) (model.Owner, error)"},
+		},
+		remotes,
+		[]writer.Record{
+			{Probe: 2, Trace: 1, GID: 7, EOI: 1, ESS: 1, TIn: 110, TOut: 150},
+			{Probe: 1, Trace: 1, GID: 7, EOI: 0, ESS: 0, TIn: 100, TOut: 200},
+			{Probe: 1, Trace: 2, GID: 8, TIn: 100, TOut: 200},
+			{Probe: 1, Trace: 3, GID: 9, TIn: 100, TOut: 200},
+			{Probe: 1, Trace: 4, GID: 9, TIn: 300, TOut: 400},
+		})
+	if err != nil {
 		t.Fatal(err)
 	}
 	joined, top, calls, err := joinedTraces(path, &spans)

@@ -32,3 +32,19 @@ func TestStatsCommand(t *testing.T) {
 		t.Errorf("stats --sort speed: %v", err)
 	}
 }
+
+// TestStatsTraceID: --trace-id takes a W3C trace id, and says why a table is
+// empty when no trace joined that request trace.
+func TestStatsTraceID(t *testing.T) {
+	path := writeTrace(t, t.TempDir())
+	if _, _, err := tigris(t, "stats", "--trace-id", "4bf92f", path); err == nil || !strings.Contains(err.Error(), `stats: --trace-id: "4bf92f" is not a W3C trace id`) {
+		t.Errorf("stats --trace-id 4bf92f: %v", err)
+	}
+	out, errOut, err := tigris(t, "stats", "--trace-id", "4bf92f3577b34da6a3ce929d0e0e4736", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out, "\n") != 1 || !strings.Contains(errOut, "stats: no trace joined the request trace 4bf92f3577b34da6a3ce929d0e0e4736 (") {
+		t.Errorf("stats --trace-id of no trace:\n%s\nstderr:\n%s", out, errOut)
+	}
+}

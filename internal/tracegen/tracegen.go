@@ -3,6 +3,7 @@ package tracegen
 import (
 	"math/rand/v2"
 	"strconv"
+	"time"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -46,6 +47,28 @@ func Write(path string, records int) error {
 		}
 		w.Write(&writer.Record{Probe: 1, EOI: 0, ESS: 0, Trace: trace, GID: gid, TIn: t, TOut: t + at + 300})
 		t += at + 1000
+	}
+	return w.Close()
+}
+
+// WriteJoined writes a small trace file for tests of traces that joined a
+// request's trace: the probe definitions, then the remote parents (each
+// before its trace's records, as the monitor writes them), then the records
+// in the order given.
+func WriteJoined(path string, defs []writer.ProbeDef, remotes []writer.Remote, recs []writer.Record) error {
+	w, err := writer.NewSync(writer.Options{Path: path, FlushInterval: time.Hour})
+	if err != nil {
+		return err
+	}
+	for _, d := range defs {
+		w.Define(d)
+	}
+	for _, m := range remotes {
+		r := m.Record()
+		w.Write(&r)
+	}
+	for i := range recs {
+		w.Write(&recs[i])
 	}
 	return w.Close()
 }
