@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 	"github.com/tigrisgo/tigris/traceconv"
 )
@@ -109,6 +110,7 @@ type keptTree struct {
 	Errors    int
 	Panics    int
 	GID       uint64
+	TraceID   string // the W3C trace id of the request trace it joined, "" if none
 	Nodes     []keptNode
 }
 
@@ -362,6 +364,9 @@ func (a *agg) keepTree(c candidate) {
 func (a *agg) kept(c candidate) *keptTree {
 	tr := c.tree.Trace
 	kt := &keptTree{ID: c.tree.ID, Stream: c.tree.Stream, Raw: tr.ID, Calls: len(tr.Nodes), Start: c.start, Dur: c.dur}
+	if tr.Remote != nil {
+		kt.TraceID = tracecontext.FormatTraceID(tr.Remote.TraceID)
+	}
 	index := make(map[*writer.Node]int32, min(len(tr.Nodes), a.maxNodes))
 	for i := range tr.Nodes {
 		n := &tr.Nodes[i]

@@ -203,6 +203,11 @@ type Traces struct {
 	Source   string       // where the trees come from
 	Download bool         // the window can be downloaded
 	Empty    string       // why there is none
+	// Joined says some tree listed joined a request's trace (TraceRow.TraceID).
+	Joined bool
+	// NotKept is the W3C trace id the page asked for when no tree kept
+	// joined it: the query box finds its calls (trace_id).
+	NotKept string
 }
 
 // TraceRow is one call tree in the list.
@@ -215,6 +220,9 @@ type TraceRow struct {
 	Errors int
 	Panics int
 	Kind   string // "slowest", "latest", or both
+	// TraceID is the W3C trace id of the request whose trace the tree
+	// joined (32 hex digits), "" if none.
+	TraceID string
 }
 
 // TraceDetail is the call tree drawn.

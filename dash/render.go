@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/internal/human"
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
+	"github.com/tigrisgo/tigris/traceconv"
 )
 
 // assets are the page template, the style sheet, the script and the icon:
@@ -87,7 +89,7 @@ var funcs = template.FuncMap{
 	"maxListed":  func() int { return maxListed },
 	"maxChanges": func() int { return maxChanges },
 	"clip":       clip,
-	"traceLink":  func(v *View, id uint64) string { q := v.Q; q.Trace = id; return queryURL(q) + "#traces" },
+	"traceLink":  func(v *View, id uint64) string { q := v.Q; q.Trace, q.TraceID = id, ""; return queryURL(q) + "#traces" },
 	"hist":       histogram,
 	"spark":      sparkline,
 	"partbar":    partitionBar,
@@ -118,6 +120,8 @@ func queryURL(q Query) string {
 	}
 	if q.Trace != 0 {
 		v.Set("trace", strconv.FormatUint(q.Trace, 10))
+	} else if q.TraceID != "" {
+		v.Set("trace", q.TraceID)
 	}
 	if q.Group != "" {
 		v.Set("group", q.Group)
@@ -134,6 +138,10 @@ func parseQuery(v url.Values) Query {
 	if _, ok := sortKeys[q.Sort]; !ok {
 		q.Sort = ""
 	}
-	q.Trace, _ = strconv.ParseUint(v.Get("trace"), 10, 64)
+	t := v.Get("trace")
+	q.Trace, _ = strconv.ParseUint(t, 10, 64)
+	if id, err := traceconv.ParseTraceID(strings.ToLower(t)); err == nil && q.Trace == 0 {
+		q.TraceID = tracecontext.FormatTraceID(id)
+	}
 	return q
 }

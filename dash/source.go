@@ -34,6 +34,10 @@ type Query struct {
 	Sort  string // the functions' order: total (default), calls, mean, p99, errors, name
 	All   bool   // every function, not the top ones (at most maxAllRows)
 	Trace uint64 // the call tree to draw; 0: the slowest
+	// TraceID draws the kept call tree that joined the request trace of
+	// this W3C trace id (32 hex digits, as Jaeger shows it), when Trace is
+	// 0; the page's ?trace= takes either.
+	TraceID string
 	// Group filters the functions to a group of the analyzer's evaluation
 	// of a trace (groupKey: "criterion:level"); "" or unknown: none.
 	Group string
@@ -144,6 +148,7 @@ func treesView(a *agg, q Query, source string) Traces {
 	}
 	for _, t := range list {
 		v.List = append(v.List, traceRow(a, t, kind[t.ID]))
+		v.Joined = v.Joined || t.TraceID != ""
 	}
 	if len(list) == 0 {
 		return v
@@ -151,6 +156,12 @@ func treesView(a *agg, q Query, source string) Traces {
 	show := list[0]
 	if t := a.tree(q.Trace); t != nil {
 		show = t
+	} else if q.TraceID != "" {
+		if i := slices.IndexFunc(list, func(t *keptTree) bool { return t.TraceID == q.TraceID }); i >= 0 {
+			show = list[i]
+		} else {
+			v.NotKept = q.TraceID
+		}
 	}
 	d := &TraceDetail{TraceRow: traceRow(a, show, kind[show.ID]), GID: show.GID, Truncated: show.Truncated}
 	for _, n := range show.Nodes {
@@ -169,7 +180,7 @@ func traceRow(a *agg, t *keptTree, kind string) TraceRow {
 	if len(t.Nodes) > 0 {
 		root = a.funcs[t.Nodes[0].Fn].fn.Signature
 	}
-	return TraceRow{ID: t.ID, Root: root, Start: time.Unix(0, t.Start), DurNs: float64(t.Dur), Calls: t.Calls, Errors: t.Errors, Panics: t.Panics, Kind: kind}
+	return TraceRow{ID: t.ID, Root: root, Start: time.Unix(0, t.Start), DurNs: float64(t.Dur), Calls: t.Calls, Errors: t.Errors, Panics: t.Panics, Kind: kind, TraceID: t.TraceID}
 }
 
 // diff is what next adds to and removes from prev (both sorted or not).
