@@ -59,7 +59,7 @@ func TestBytesPerProbe(t *testing.T) {
 	for k, count := range []int{n, 2 * n} {
 		dir := itest.NewModule(t, map[string]string{
 			// Every function probed, as on a module tigris init selects whole.
-			"tigris.yaml": "version: 1\nmonitor:\n  include: [\"within(example.com/itest/...)\"]\n  inlinable: probe\n  small: probe\n",
+			"tigris.yaml":  "version: 1\nmonitor:\n  include: [\"within(example.com/itest/...)\"]\n  inlinable: probe\n  small: probe\n",
 			"many/many.go": manyFunctions(count),
 			"main.go":      "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/itest/many\"\n)\n\nfunc main() { fmt.Println(len(many.All)) }\n",
 		})
