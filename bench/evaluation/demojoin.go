@@ -15,7 +15,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -200,8 +199,10 @@ func sendClientSpans(ctx context.Context, endpoint string, spans []*clientSpan) 
 }
 
 // clientSpansRequest is the OTLP request of spans: client spans named by
-// method and route, as OpenTelemetry's HTTP conventions name them.
-func clientSpansRequest(spans []*clientSpan) *coltracepb.ExportTraceServiceRequest {
+// method and route, as OpenTelemetry's HTTP conventions name them. It is a
+// TracesData, the same message on the wire as ExportTraceServiceRequest,
+// whose package would link gRPC into tigris.
+func clientSpansRequest(spans []*clientSpan) *tracepb.TracesData {
 	str := func(k, v string) *commonpb.KeyValue {
 		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 	}
@@ -222,7 +223,7 @@ func clientSpansRequest(spans []*clientSpan) *coltracepb.ExportTraceServiceReque
 		}
 		out = append(out, sp)
 	}
-	return &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
+	return &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{{
 		Resource:   &resourcepb.Resource{Attributes: []*commonpb.KeyValue{str("service.name", "petclinic-load")}},
 		ScopeSpans: []*tracepb.ScopeSpans{{Scope: &commonpb.InstrumentationScope{Name: "github.com/tigrisgo/tigris/bench/evaluation"}, Spans: out}},
 	}}}
