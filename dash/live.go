@@ -453,6 +453,12 @@ func (l *Live) functions(st liveState, ra *agg, q Query, c Controls) Functions {
 		if p, ok := st.probes[s.ID]; ok {
 			r.File, r.Line = p.file, p.line
 		}
+		switch {
+		case s.Shed:
+			r.Phase1, r.Phase1Why = "switched off by phase 1", s.TimingReason
+		case s.TimedOneIn > 1:
+			r.Phase1, r.Phase1Why = fmt.Sprintf("times 1 call in %d", s.TimedOneIn), s.TimingReason
+		}
 		if ser := l.series[s.ID]; ser != nil {
 			for _, p := range ser.slice() {
 				r.Series = append(r.Series, p.calls)

@@ -74,12 +74,15 @@ type FuncRow struct {
 	File      string
 	Line      int
 	Mode      string // live: off, coarse, fine
-	Calls     uint64
-	Errors    uint64
-	Panics    uint64
-	TotalNs   float64
-	MeanNs    float64
-	StdDevNs  float64
+	// Phase1 is phase 1's effect on the probe ("times 1 call in 8",
+	// "switched off"), Phase1Why why; "" when none.
+	Phase1, Phase1Why string
+	Calls             uint64
+	Errors            uint64
+	Panics            uint64
+	TotalNs           float64
+	MeanNs            float64
+	StdDevNs          float64
 	// Dist is the latency distribution of the function's recorded calls;
 	// nil when none were recorded (live: the function was not fine).
 	Dist *Dist

@@ -464,23 +464,30 @@ func TestNamedExactlyNotProbed(t *testing.T) {
 	}
 }
 
-// phase1Files is a program whose hot function takes some 100 ns: more than
-// the default coarse budget's share goes to its probe's timed calls.
+// phase1Files is a program with a hot function of about a microsecond, more
+// than the default coarse budget's share of which goes to its probe's timed
+// calls but not to its untimed ones, and a function of a few nanoseconds,
+// whose probe costs more than the budget even untimed.
 var phase1Files = map[string]string{
-	"tigris.yaml": "version: 1\nmonitor:\n  include: [\"execution(* example.com/itest/hot.Mix(..))\"]\n  mode: coarse\n",
+	"tigris.yaml": "version: 1\nmonitor:\n  include: [\"execution(* example.com/itest/hot.*(..))\"]\n  mode: coarse\n  small: probe\n  inlinable: probe\n",
 	"hot/hot.go": `package hot
 
-// Mix stirs x for about 100 ns.
+// Mix stirs x for about a microsecond.
 //
 //go:noinline
 func Mix(x uint64) uint64 {
-	for i := 0; i < 40; i++ {
+	for i := 0; i < 280; i++ {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
 	}
 	return x
 }
+
+// Add takes a nanosecond or two.
+//
+//go:noinline
+func Add(x, y uint64) uint64 { return x + y }
 `,
 	"main.go": `package main
 
@@ -497,34 +504,51 @@ func main() {
 	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); {
 		for i := 0; i < 1000; i++ {
 			x = hot.Mix(x)
+			x = hot.Add(x, 1)
 		}
 		calls += 1000
 	}
 	for _, s := range monitor.Snapshot() {
-		fmt.Printf("calls=%d count=%d timed=%d one-in=%d x=%d why=%s\n", calls, s.Count, s.Timed, s.TimedOneIn, x&1, s.TimingReason)
+		fmt.Printf("%q calls=%d count=%d timed=%d one-in=%d shed=%v mode=%s x=%d why=%s\n", s.Signature, calls, s.Count, s.Timed, s.TimedOneIn, s.Shed, s.Mode, x&1, s.TimingReason)
 	}
 }
 `,
 }
 
-// TestPhase1WithinBudget: a coarse probe on a function of about 100 ns
-// times one call in N after the first second (the default coarse budget),
-// and its count still estimates every call.
+// TestPhase1WithinBudget: after the first second (the default coarse
+// budget), a coarse probe on a function of about a microsecond times one
+// call in N, its count still estimating every call, and one on a function
+// of a nanosecond or two is shed: switched off, with the reason.
 func TestPhase1WithinBudget(t *testing.T) {
 	dir := itest.NewModule(t, phase1Files)
 	exe := filepath.Join(dir, "app"+itest.ExeSuffix())
 	itest.Tigris(t, dir, nil, "go", "build", "-o", exe, ".")
 	out := itest.RunProgram(t, exe)
-	var calls, count, timed, oneIn, x int
-	var why string
-	if _, err := fmt.Sscanf(out, "calls=%d count=%d timed=%d one-in=%d x=%d why=%s", &calls, &count, &timed, &oneIn, &x, &why); err != nil {
-		t.Fatalf("%v: %q", err, out)
-	}
-	if oneIn < 2 || !strings.Contains(out, "monitor.coarse-budget") {
-		t.Errorf("the probe times one call in %d; want fewer than all, with the reason:\n%s", oneIn, out)
-	}
-	if timed >= count || float64(count) < 0.8*float64(calls) || float64(count) > 1.2*float64(calls) {
-		t.Errorf("%d calls, counted %d (%d timed): the count must estimate every call", calls, count, timed)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var sig, mode string
+		var calls, count, timed, oneIn, x int
+		var shed bool
+		if _, err := fmt.Sscanf(line, "%q calls=%d count=%d timed=%d one-in=%d shed=%t mode=%s x=%d", &sig, &calls, &count, &timed, &oneIn, &shed, &mode, &x); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		switch {
+		case strings.Contains(sig, ".Mix("):
+			if shed || oneIn < 2 || !strings.Contains(line, "monitor.coarse-budget") {
+				t.Errorf("Mix: shed %v, one call in %d; want one in some N > 1, with the reason:\n%s", shed, oneIn, line)
+			}
+			if timed >= count || float64(count) < 0.8*float64(calls) || float64(count) > 1.2*float64(calls) {
+				t.Errorf("Mix: %d calls, counted %d (%d timed): the count must estimate every call", calls, count, timed)
+			}
+		case strings.Contains(sig, ".Add("):
+			if !shed || mode != "off" || !strings.Contains(line, "why=switched off") || !strings.Contains(line, "monitor.coarse-budget") {
+				t.Errorf("Add: shed %v, mode %s; want shed, off, with the reason:\n%s", shed, mode, line)
+			}
+			if count >= calls/2 {
+				t.Errorf("Add: counted %d of %d calls; a shed probe counts none after the first look", count, calls)
+			}
+		default:
+			t.Errorf("unexpected probe: %s", line)
+		}
 	}
 }
 

@@ -30,7 +30,12 @@ func (c *ctl) probesCmd() *cobra.Command {
 				var why []string
 				for i, p := range l.Probes {
 					mode := string(p.Mode)
-					if p.Mode == settings.Coarse && p.TimedOneIn > 1 {
+					switch {
+					case p.Shed:
+						// Phase 1 switched it off: the effective state.
+						mode = "off (phase 1)"
+						why = append(why, fmt.Sprintf("%d %s: %s", p.ID, p.Signature, p.TimingReason))
+					case p.Mode == settings.Coarse && p.TimedOneIn > 1:
 						// Phase 1 times one call in N: the effective state.
 						mode = fmt.Sprintf("coarse 1/%d", p.TimedOneIn)
 						why = append(why, fmt.Sprintf("%d %s: times one call in %d: %s", p.ID, p.Signature, p.TimedOneIn, p.TimingReason))

@@ -103,8 +103,9 @@ type ProbeStatus struct {
 	File      string        `json:"file"`
 	Line      int           `json:"line"`
 	Mode      settings.Mode `json:"mode"`
-	// TimedOneIn and TimingReason: see Stats.
+	// TimedOneIn, Shed and TimingReason: see Stats.
 	TimedOneIn   uint32 `json:"timedOneIn"`
+	Shed         bool   `json:"shed,omitempty"`
 	TimingReason string `json:"timingReason,omitempty"`
 }
 
@@ -121,7 +122,7 @@ func Probes(filter *pointcut.Pointcut) []ProbeStatus {
 		}
 		out = append(out, ProbeStatus{
 			ID: p.id, Signature: p.info.Signature(), File: p.info.File, Line: p.info.Line,
-			Mode: modeName(p.mode.Load()), TimedOneIn: p.timing.Load() + 1, TimingReason: p.timingReason(),
+			Mode: modeName(p.mode.Load()), TimedOneIn: p.timing.Load() + 1, Shed: shedByPhase1(p), TimingReason: p.timingReason(),
 		})
 	}
 	return out
@@ -138,8 +139,10 @@ type Stats struct {
 	// Timed is the number of calls timed: MeanNs and StdDevNs are theirs.
 	Timed uint64 `json:"timed"`
 	// TimedOneIn is 1 when the probe times every call, N when phase 1
-	// times one call in N; TimingReason says why.
+	// times one call in N; Shed is set when phase 1 switched the probe off
+	// (Mode is then off); TimingReason says why.
 	TimedOneIn   uint32 `json:"timedOneIn"`
+	Shed         bool   `json:"shed,omitempty"`
 	TimingReason string `json:"timingReason,omitempty"`
 	// MeanNs and StdDevNs describe the duration of calls, in nanoseconds.
 	MeanNs   float64 `json:"meanNs"`
@@ -184,7 +187,7 @@ func (p *Probe) statsOf(t totals, spanNs float64) Stats {
 		Errors: t.errs + t.untimedErrs, Panics: t.panics + t.untimedPanics, Timed: uint64(t.time.N),
 		ResultSizeMean: t.size.Mean, ResultSizeSD: math.Sqrt(t.size.variance()), Sized: uint64(t.size.N),
 		Cyclomatic: p.info.Cyclomatic, Statements: p.info.Statements, Params: len(p.info.Params),
-		TimedOneIn: p.timing.Load() + 1, TimingReason: p.timingReason(),
+		TimedOneIn: p.timing.Load() + 1, Shed: shedByPhase1(p), TimingReason: p.timingReason(),
 	}
 	if s.Count > 0 && spanNs > 0 {
 		s.InterArrivalNs = spanNs / float64(s.Count)

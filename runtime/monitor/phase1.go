@@ -19,6 +19,13 @@ import (
 // the duration are the timed calls'. An untimed call costs the probe's load
 // and branch and Start's draw. A probe that a query reads (taps) or that is
 // fine times every call. Stats.TimedOneIn and TimingReason show it.
+//
+// Where even an untimed call (Start's call, draw and count) costs more than
+// the budget, on a function of a few nanoseconds, no sampling helps: phase 1
+// sheds the probe, switching it off (Stats.Shed, with the reason), unless a
+// rule, the analyzer or a query chose its mode. A shed probe stays off until
+// the rules change; the calls of its function still count in the time of
+// its callers.
 
 // maxTimedOneIn bounds N: a probe still times one call in 1024.
 const maxTimedOneIn = 1024
@@ -35,13 +42,16 @@ const phase1MinCalls = 64
 // phase1 is the timer's state; only the timer's function touches last and
 // cost (one runs at a time: each re-arms the next).
 var phase1 struct {
-	once  sync.Once
-	last  map[*Probe]totals
-	cost  float64 // ns a timed coarse call costs, measured on the first look
-	mu    sync.Mutex
-	why   map[*Probe]string
-	timer *time.Timer
-	looks int // looks done
+	once sync.Once
+	last map[*Probe]totals
+	cost float64 // ns a timed coarse call costs, measured on the first look
+	// untimed is what an untimed coarse call costs (measured with cost).
+	untimed float64
+	mu      sync.Mutex
+	why     map[*Probe]string
+	shed    map[*Probe]bool // under mu; read by modeOf
+	timer   *time.Timer
+	looks   int // looks done
 }
 
 // startPhase1 starts the timer once, with registry.mu held.
@@ -49,6 +59,7 @@ func startPhase1() {
 	phase1.once.Do(func() {
 		phase1.last = map[*Probe]totals{}
 		phase1.why = map[*Probe]string{}
+		phase1.shed = map[*Probe]bool{}
 		phase1.timer = time.AfterFunc(phase1Looks[0], phase1Tick)
 	})
 }
@@ -61,20 +72,28 @@ func phase1Tick() {
 	probes := append([]*Probe(nil), registry.probes...)
 	registry.mu.Unlock()
 	if phase1.cost == 0 && budget > 0 {
-		phase1.cost = measureCoarseCost()
+		phase1.cost = measureCoarseCost(0)
+		phase1.untimed = measureCoarseCost(maxTimedOneIn - 1)
 	}
 	for _, p := range probes {
+		if shedByPhase1(p) {
+			continue // off: no calls to look at
+		}
 		t := p.stats.total()
 		w := t.minus(phase1.last[p])
 		phase1.last[p] = t
-		n, why := phase1Timing(p, w, budget, phase1.cost)
+		n, why := phase1Timing(p, w, budget, phase1.cost, phase1.untimed)
 		if n == 0 {
 			continue // too few calls to tell: as it was
 		}
-		p.timing.Store(uint32(n - 1))
+		if n < 0 {
+			shedProbe(p, why)
+			continue
+		}
 		phase1.mu.Lock()
 		phase1.why[p] = why
 		phase1.mu.Unlock()
+		p.timing.Store(uint32(n - 1))
 	}
 	phase1.looks++
 	next := phase1Every
@@ -85,8 +104,9 @@ func phase1Tick() {
 }
 
 // phase1Timing returns N for a probe whose calls of the last window are w
-// (0: no decision) and why, in words a person reads.
-func phase1Timing(p *Probe, w totals, budget, costNs float64) (int, string) {
+// (0: no decision; -1: shed it) and why, in words a person reads. A call
+// costs the probe untimedNs, and costNs once in N.
+func phase1Timing(p *Probe, w totals, budget, costNs, untimedNs float64) (int, string) {
 	if budget <= 0 || p.mode.Load() != modeCoarse || p.taps.Load() != nil {
 		return 1, ""
 	}
@@ -94,34 +114,67 @@ func phase1Timing(p *Probe, w totals, budget, costNs float64) (int, string) {
 		return 0, ""
 	}
 	mean := w.time.Mean
+	over := func(n int) bool {
+		per := costNs / float64(n)
+		if n > 1 {
+			per += untimedNs * (1 - 1/float64(n))
+		}
+		return per > budget*mean
+	}
 	n := 1
-	for n < maxTimedOneIn && costNs/float64(n) > budget*mean {
+	for n < maxTimedOneIn && over(n) {
 		n *= 2
 	}
-	if n == 1 {
+	of := ", more than " + settings.HumanPercent(budget) + " (monitor.coarse-budget) of the function's " + settings.HumanNs(mean) + " a call"
+	switch {
+	case n == 1:
 		return 1, ""
+	case over(n):
+		return -1, "switched off: a call costs the probe about " + settings.HumanNs(untimedNs) + " even untimed" + of
 	}
-	return n, "a timed call costs about " + settings.HumanNs(costNs) + ", more than " +
-		settings.HumanPercent(budget) + " (monitor.coarse-budget) of the function's " + settings.HumanNs(mean) + " a call"
+	return n, "a timed call costs about " + settings.HumanNs(costNs) + of
+}
+
+// shedProbe switches a registered probe off for phase 1, for the reason
+// why, unless a rule, the analyzer or a query chose its mode (modeOf).
+func shedProbe(p *Probe, why string) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	phase1.mu.Lock()
+	if phase1.shed == nil {
+		phase1.why, phase1.shed = map[*Probe]string{}, map[*Probe]bool{}
+	}
+	phase1.shed[p], phase1.why[p] = true, why
+	phase1.mu.Unlock()
+	p.mode.Store(modeOf(int(p.id) - 1))
+}
+
+// shedByPhase1 reports whether phase 1 shed the probe.
+func shedByPhase1(p *Probe) bool {
+	phase1.mu.Lock()
+	defer phase1.mu.Unlock()
+	return phase1.shed[p]
 }
 
 // timingReason says why the probe times one call in N, "" when it times
 // every call.
 func (p *Probe) timingReason() string {
-	if p.timing.Load() == 0 {
-		return ""
-	}
 	phase1.mu.Lock()
 	defer phase1.mu.Unlock()
+	if p.timing.Load() == 0 && !phase1.shed[p] {
+		return ""
+	}
 	return phase1.why[p]
 }
 
-// measureCoarseCost times timed coarse calls of a private probe: what a
-// call costs phase 1 beyond an off probe, on this machine, the best of a
-// few rounds (a busy machine only makes it look dearer).
-func measureCoarseCost() float64 {
+// measureCoarseCost times coarse calls of a private probe whose timing is
+// timing (0: every call timed): what a call costs phase 1 beyond an off
+// probe, on this machine, the best of a few rounds (a busy machine only
+// makes it look dearer).
+func measureCoarseCost(timing uint32) float64 {
 	p := &Probe{stats: newStripes(), info: &ProbeInfo{}}
 	p.mode.Store(modeCoarse)
+	p.timing.Store(timing)
 	const calls = 2000
 	best := 0.0
 	for round := 0; round < 3; round++ {

@@ -18,31 +18,74 @@ func TestPhase1Timing(t *testing.T) {
 		return totals{time: moments{N: calls, Mean: meanNs}}
 	}
 	for _, c := range []struct {
-		w            totals
-		budget, cost float64
-		want         int
+		w                     totals
+		budget, cost, untimed float64
+		want                  int
 	}{
-		{window(1000, 100), 0.02, 25, 16},   // 25/16 ≤ 2
-		{window(1000, 10_000), 0.02, 25, 1}, // 25 ≤ 200: every call
-		{window(1000, 1), 0.02, 25, 1024},   // bounded
-		{window(10, 100), 0.02, 25, 0},      // too few calls to tell
-		{window(1000, 100), 0, 25, 1},       // no budget
-		{window(1000, 1250), 0.02, 25, 1},   // exactly the budget
-		{window(1000, 1249), 0.02, 25, 2},   // just over it
+		{window(1000, 100), 0.02, 25, 0, 16},    // 25/16 ≤ 2
+		{window(1000, 10_000), 0.02, 25, 0, 1},  // 25 ≤ 200: every call
+		{window(1000, 1), 0.02, 25, 0, -1},      // over even at one in 1024: shed
+		{window(1000, 2), 0.02, 25, 0, 1024},    // 25/1024 ≤ 0.04
+		{window(10, 100), 0.02, 25, 0, 0},       // too few calls to tell
+		{window(1000, 100), 0, 25, 0, 1},        // no budget
+		{window(1000, 1250), 0.02, 25, 0, 1},    // exactly the budget
+		{window(1000, 1249), 0.02, 25, 0, 2},    // just over it
+		{window(1000, 1000), 0.02, 25, 3, 2},    // 12.5 + 1.5 ≤ 20
+		{window(1000, 100), 0.02, 25, 3, -1},    // an untimed call alone is over: shed
+		{window(1000, 200), 0.02, 25, 3.9, 256}, // 25/256 + 3.9 × 255/256 ≤ 4
 	} {
-		n, why := phase1Timing(p, c.w, c.budget, c.cost)
+		n, why := phase1Timing(p, c.w, c.budget, c.cost, c.untimed)
 		if n != c.want {
-			t.Errorf("mean %.0f ns, budget %v, cost %v: one in %d, want %d", c.w.time.Mean, c.budget, c.cost, n, c.want)
+			t.Errorf("mean %.0f ns, budget %v, cost %v, untimed %v: one in %d, want %d", c.w.time.Mean, c.budget, c.cost, c.untimed, n, c.want)
 		}
-		if n > 1 && !strings.Contains(why, "monitor.coarse-budget") {
+		if (n > 1 || n < 0) && !strings.Contains(why, "monitor.coarse-budget") {
 			t.Errorf("the reason does not name the setting: %q", why)
+		}
+		if n < 0 && !strings.HasPrefix(why, "switched off") {
+			t.Errorf("a shed probe's reason: %q", why)
 		}
 	}
 	p.mode.Store(modeFine)
-	if n, _ := phase1Timing(p, window(1000, 100), 0.02, 25); n != 1 {
+	if n, _ := phase1Timing(p, window(1000, 100), 0.02, 25, 3); n != 1 {
 		t.Errorf("a fine probe: one in %d, want every call", n)
 	}
 	p.mode.Store(modeCoarse)
+}
+
+// TestShedProbe: a probe phase 1 sheds is off, says so and why in its
+// statistics and listing, and comes back when a manual rule chooses its
+// mode; a query's floor still raises it.
+func TestShedProbe(t *testing.T) {
+	ps := newProbes(t, "test.example/shed", 2)
+	p := &ps[0]
+	shedProbe(p, "switched off: because (monitor.coarse-budget)")
+	defer func() {
+		phase1.mu.Lock()
+		delete(phase1.shed, p)
+		phase1.mu.Unlock()
+	}()
+	if p.On() || ps[1].mode.Load() != modeCoarse {
+		t.Fatalf("after shedding, probe on %v, its neighbour %v", p.On(), modeName(ps[1].mode.Load()))
+	}
+	st := statsFor(t, p.ID())
+	if !st.Shed || st.Mode != "off" || !strings.HasPrefix(st.TimingReason, "switched off") {
+		t.Errorf("a shed probe's stats: shed %v, mode %s, reason %q", st.Shed, st.Mode, st.TimingReason)
+	}
+	for _, ls := range Probes(nil) {
+		if ls.ID == p.ID() && (!ls.Shed || ls.TimingReason == "") {
+			t.Errorf("the listing of a shed probe: %+v", ls)
+		}
+	}
+	if _, err := AddRule(Rule{Pattern: "execution(* test.example/shed.*(..))", Mode: "coarse"}); err != nil {
+		t.Fatal(err)
+	}
+	if !p.On() {
+		t.Error("a manual rule that chooses coarse did not bring the shed probe back")
+	}
+	SetRules(nil)
+	if p.On() {
+		t.Error("without the rule, the probe is not shed again")
+	}
 }
 
 // TestTimedOneInEstimates: a coarse probe timing one call in 16 still

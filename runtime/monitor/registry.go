@@ -211,30 +211,34 @@ func modeName(m uint32) settings.Mode {
 // wins), the analyzer's choice, manual rules (last match wins), and then the
 // queries' floor, which only raises it.
 func modeOf(i int) uint32 {
-	m := ruledModeOf(i)
+	m, chosen := ruledModeOf(i)
+	if m == modeCoarse && !chosen && shedByPhase1(registry.probes[i]) {
+		m = modeOff // phase1.go
+	}
 	if f := floorOf(registry.probes[i].id); f > m {
 		m = f
 	}
 	return m
 }
 
-// ruledModeOf is modeOf without the queries' floors.
-func ruledModeOf(i int) uint32 {
-	m := baseModeOf(i)
+// ruledModeOf is modeOf without the queries' floors and phase 1; chosen
+// reports that the analyzer or a manual rule set it.
+func ruledModeOf(i int) (m uint32, chosen bool) {
+	m = baseModeOf(i)
 	if am, ok := registry.analyzer[registry.probes[i].id]; ok {
-		m = am
+		m, chosen = am, true
 	}
 	if len(registry.manual) == 0 {
-		return m
+		return m, chosen
 	}
 	sig := registry.probes[i].info.signature()
 	for j := len(registry.manual) - 1; j >= 0; j-- {
 		if registry.manual[j].pc.MatchExecution(&sig) {
 			m, _ = parseMode(registry.manual[j].Mode)
-			break
+			return m, true
 		}
 	}
-	return m
+	return m, chosen
 }
 
 // baseModeOf is the mode the configuration alone gives probe index i: the default

@@ -63,6 +63,13 @@ func (a *api) metrics(w http.ResponseWriter, r *http.Request) error {
 		func(s *monitor.Stats) float64 { return s.Concurrency })
 	perProbe("tigris_probe_timed_one_in", "gauge", "1 when the probe times every call; N when phase 1 times one call in N to stay within monitor.coarse-budget (counts are then estimates).",
 		func(s *monitor.Stats) float64 { return float64(s.TimedOneIn) })
+	perProbe("tigris_probe_shed", "gauge", "1 when phase 1 switched the probe off: even an untimed call cost more than monitor.coarse-budget of its function's time.",
+		func(s *monitor.Stats) float64 {
+			if s.Shed {
+				return 1
+			}
+			return 0
+		})
 	// The mode as a state set (one series per mode, 1 for the current one),
 	// as Prometheus's conventions want an enum: no number to decode.
 	header(&b, "tigris_probe_mode", "gauge", "Probe mode: 1 for the mode the probe is in, 0 for the others.")
