@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/settings"
@@ -39,12 +40,29 @@ var phase1Looks, phase1Every = []time.Duration{100 * time.Millisecond, time.Seco
 // phase1MinCalls is how many timed calls of a window a decision needs.
 const phase1MinCalls = 64
 
-// phase1 is the timer's state; only the timer's function touches last and
-// cost (one runs at a time: each re-arms the next).
+// phase1EarlyCalls timed calls in one of its stripes make a probe ask for a
+// look phase1EarlyDelay later (stats.go): a function that turns hot after
+// the first looks, in a benchmark of a few hundred milliseconds or a
+// program's second phase, pays every call's timing for milliseconds, not
+// until the next scheduled look. The delay gathers the probes that turn
+// hot together into one look; one look is pending at a time.
+const (
+	phase1EarlyCalls = 512
+	phase1EarlyDelay = 10 * time.Millisecond
+)
+
+// phase1 is the looks' state: only a look touches last, cost and untimed
+// (under lookMu), only the scheduled timer's function looks.
 var phase1 struct {
 	once sync.Once
-	last map[*Probe]totals
-	cost float64 // ns a timed coarse call costs, measured on the first look
+	// lookMu serializes looks: the scheduled timer's and early ones.
+	lookMu sync.Mutex
+	// early is the timer of an early look, pending while earlyPending.
+	early        *time.Timer
+	earlyPending atomic.Bool
+	started      atomic.Bool // early is set
+	last         map[*Probe]totals
+	cost         float64 // ns a timed coarse call costs, measured on the first look
 	// untimed is what an untimed coarse call costs (measured with cost).
 	untimed float64
 	mu      sync.Mutex
@@ -61,12 +79,39 @@ func startPhase1() {
 		phase1.why = map[*Probe]string{}
 		phase1.shed = map[*Probe]bool{}
 		phase1.timer = time.AfterFunc(phase1Looks[0], phase1Tick)
+		phase1.early = time.AfterFunc(time.Hour, func() {
+			phase1Look()
+			phase1.earlyPending.Store(false)
+		})
+		phase1.early.Stop()
+		phase1.started.Store(true)
 	})
 }
 
-// phase1Tick decides every coarse probe's timing from its calls since the
-// last look, then re-arms the timer.
+// phase1Soon asks for an early look, unless one is pending or phase 1 has
+// not started. It allocates nothing: the early timer is made at start.
+func phase1Soon() {
+	if phase1.started.Load() && phase1.earlyPending.CompareAndSwap(false, true) {
+		phase1.early.Reset(phase1EarlyDelay)
+	}
+}
+
+// phase1Tick looks, then re-arms the timer.
 func phase1Tick() {
+	phase1Look()
+	phase1.looks++
+	next := phase1Every
+	if phase1.looks < len(phase1Looks) {
+		next = phase1Looks[phase1.looks] - phase1Looks[phase1.looks-1]
+	}
+	phase1.timer.Reset(next)
+}
+
+// phase1Look decides every coarse probe's timing from its calls since the
+// last look.
+func phase1Look() {
+	phase1.lookMu.Lock()
+	defer phase1.lookMu.Unlock()
 	registry.mu.Lock()
 	budget := registry.cfg.CoarseBudget
 	probes := append([]*Probe(nil), registry.probes...)
@@ -95,12 +140,6 @@ func phase1Tick() {
 		phase1.mu.Unlock()
 		p.timing.Store(uint32(n - 1))
 	}
-	phase1.looks++
-	next := phase1Every
-	if phase1.looks < len(phase1Looks) {
-		next = phase1Looks[phase1.looks] - phase1Looks[phase1.looks-1]
-	}
-	phase1.timer.Reset(next)
 }
 
 // phase1Timing returns N for a probe whose calls of the last window are w

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPhase1Timing: a coarse probe whose timed call costs more than the
@@ -119,4 +120,48 @@ func TestTimedOneInEstimates(t *testing.T) {
 	if st.TimedOneIn != 16 {
 		t.Errorf("TimedOneIn %d, want 16", st.TimedOneIn)
 	}
+}
+
+// TestPhase1EarlyLook: a probe that turns hot after phase 1's first looks
+// asks for a look at its phase1EarlyCalls-th timed call in a stripe, and
+// that look decides its timing (one call in N, or shed) within
+// milliseconds rather than at the next scheduled look (up to 10 s away).
+func TestPhase1EarlyLook(t *testing.T) {
+	ps := newProbes(t, "test.example/early", 1)
+	p := &ps[0]
+	registry.mu.Lock()
+	budget := registry.cfg.CoarseBudget
+	registry.cfg.CoarseBudget = 0.02 // the tests' settings have none
+	registry.mu.Unlock()
+	defer func() {
+		registry.mu.Lock()
+		registry.cfg.CoarseBudget = budget
+		registry.mu.Unlock()
+	}()
+	startPhase1()
+	for phase1.earlyPending.Load() {
+		time.Sleep(time.Millisecond) // another probe's look
+	}
+	x := uint64(1)
+	for i := 0; i < 2*phase1EarlyCalls+100; i++ {
+		c := Start(p)
+		for j := 0; j < 50; j++ {
+			x ^= x << 13
+			x ^= x >> 7
+		}
+		DoneErr(&c, nil)
+	}
+	sinkInt += int(x & 1)
+	if !phase1.earlyPending.Load() && p.timing.Load() == 0 && !shedByPhase1(p) {
+		t.Fatal("a stripe's timed calls reached phase1EarlyCalls and no look was asked for")
+	}
+	for deadline := time.Now().Add(5 * time.Second); p.timing.Load() == 0 && !shedByPhase1(p); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no look decided the hot probe's timing")
+		}
+	}
+	phase1.mu.Lock()
+	delete(phase1.shed, p)
+	phase1.mu.Unlock()
+	p.timing.Store(0)
 }

@@ -112,6 +112,10 @@ const (
 //
 // A call timed for others (untimed > 0: a coarse probe timing one in N) also
 // counts for the untimed calls it stands for.
+//
+// The stripe's phase1EarlyCalls-th timed call asks phase 1 for a look soon
+// (phase1.go): a function that turns hot late in a program's life is
+// looked at then, not at the next scheduled look.
 func (ss *stripes) addCall(d int64, f callFacts, size int64, untimed uint64) {
 	pid := procPin()
 	if pid < len(ss.per) {
@@ -124,7 +128,11 @@ func (ss *stripes) addCall(d int64, f callFacts, size int64, untimed uint64) {
 		if f&callRecorded != 0 {
 			fineRecords.addPinned(pid)
 		}
+		early := st.n == phase1EarlyCalls
 		procUnpin()
+		if early {
+			phase1Soon()
+		}
 		return
 	}
 	procUnpin()
