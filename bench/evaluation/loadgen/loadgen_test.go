@@ -318,7 +318,7 @@ func TestWalk(t *testing.T) {
 	}
 }
 
-func TestProgressAboutOncePerInterval(t *testing.T) {
+func TestProgressAtMostOncePerInterval(t *testing.T) {
 	_, srv := newFakeClinic(t, 0)
 	o := fast(srv.URL)
 	o.Interval = 50 * time.Millisecond
@@ -330,8 +330,10 @@ func TestProgressAboutOncePerInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls < 6 || calls > 11 {
-		t.Errorf("Progress called %d times in 520ms at a 50ms interval, want about 10", calls)
+	// A ticker drops the ticks a busy machine misses, so a loaded run may
+	// see fewer; never more than one an interval.
+	if calls < 1 || calls > 11 {
+		t.Errorf("Progress called %d times in 520ms at a 50ms interval, want 1 to 11", calls)
 	}
 	if last.Requests > s.Requests || last.Users == 0 {
 		t.Errorf("last progress %v inconsistent with the final %v", last, s)
