@@ -245,7 +245,10 @@ func goSpans(t *testing.T, inst map[diag]int) map[[2]string]string {
 var goNote = regexp.MustCompile(`monitor\.|gowrap|atomic\.\(\*Uint64\)\.Load|__tg|__tigris_go|^inlining call to `)
 
 // probeNote matches what the compiler says about a probe prologue itself.
-var probeNote = regexp.MustCompile(`monitor\.|deferwrap|\.func\d+|func literal|atomic\.\(\*Uint32\)\.Load|__tg`)
+var probeNote = regexp.MustCompile(`monitor\.|deferwrap|\.func\d+|func literal|atomic\.\(\*Uint32\)\.Load|__tg|` +
+	// The join of a recorded root's request (r.Context(), whose nil case
+	// is context.Background's zero-size value).
+	`http\.\(\*Request\)\.Context|context\.Background|context\.backgroundCtx\{\} (escapes|does not escape)`)
 
 // escapeDiffs compiles pattern's packages plain and through tigris (with
 // config, "" for the module's) and returns the notes that differ in a way the

@@ -3,6 +3,7 @@ package monitor
 import (
 	gocontext "context"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
@@ -66,7 +67,7 @@ func (c *Call) Joins() bool { return c.fine&flagJoin != 0 }
 // calls it when Joins says so.
 //
 //go:noinline
-func JoinContext(c *Call, ctx gocontext.Context) { c.join(ctx, nil) }
+func JoinContext(c *Call, ctx gocontext.Context) { c.join(unleaked(ctx), nil) }
 
 // JoinRequest looks for the remote parent of a trace root in the request
 // whose context is ctx and whose header is h (an *http.Request's Context()
@@ -74,7 +75,26 @@ func JoinContext(c *Call, ctx gocontext.Context) { c.join(ctx, nil) }
 // calls it when Joins says so and the request is not nil.
 //
 //go:noinline
-func JoinRequest(c *Call, ctx gocontext.Context, h map[string][]string) { c.join(ctx, h) }
+func JoinRequest(c *Call, ctx gocontext.Context, h map[string][]string) {
+	c.join(unleaked(ctx), *(*map[string][]string)(hide(unsafe.Pointer(&h))))
+}
+
+// unleaked returns ctx such that escape analysis does not see it flow on:
+// join reads the context and the header and keeps nothing of them (the
+// bridge copies the span context out, tracecontext.Parse copies the ids),
+// and without this the parameters of every instrumented function that
+// hands a context or a request to the join would leak their content, which
+// changes what escapes in its callers (docs/compatibility.md).
+func unleaked(ctx gocontext.Context) gocontext.Context {
+	return *(*gocontext.Context)(hide(unsafe.Pointer(&ctx)))
+}
+
+// hide is the runtime's noescape: p through an integer, which escape
+// analysis does not follow.
+//
+//go:noescape
+//go:linkname hide runtime.noescape
+func hide(p unsafe.Pointer) unsafe.Pointer
 
 // join finds the remote parent: the OpenTelemetry span context of ctx, else
 // h's traceparent. The context comes first: where both are present, the
