@@ -37,15 +37,24 @@ type result struct {
 	instrumented int     // of them, compiles through the instrumenter
 	nested       int     // runtime packages the nested go list compiled
 	maxRSSMB     float64
-	compiled     map[string]bool
+	// compilerRSSMB is the largest compiler process's peak RSS, sampled
+	// (sampledStep); 0 for step.
+	compilerRSSMB float64
+	compiled      map[string]bool
 }
 
 func main() {
-	only := flag.String("target", "", "measure only this target (moobench or xsync)")
+	only := flag.String("target", "", "measure only this target: moobench or xsync, or a program from the module proxy, nats or errcheck (default: moobench and xsync)")
 	flag.BoolVar(&warmOnly, "warm-only", false, "skip the empty-cache steps (one plain build fills the cache the warm steps use)")
-	nRounds := flag.Int("rounds", 0, "instead of the one-run table, N rounds of the ratio builds (plain and tigris in turn, empty caches and warm no-ops): medians and the medians of the per-round ratios")
+	nRounds := flag.Int("rounds", 0, "instead of the one-run table, N rounds of the ratio builds (plain and tigris in turn, empty caches and warm no-ops): medians and the medians of the per-round ratios; a program's table has 1 round unless set")
+	starts := flag.Int("starts", 20, "a program's start-ups per binary and round")
 	flag.Parse()
 	log.SetFlags(0)
+	switch *only {
+	case "", "moobench", "xsync", "nats", "errcheck":
+	default:
+		log.Fatalf("buildcost: unknown -target %q: moobench, xsync, nats or errcheck", *only)
+	}
 	root, err := os.Getwd()
 	if err != nil {
 		log.Fatal(err)
@@ -58,6 +67,16 @@ func main() {
 	tigris := filepath.Join(tmp, "tigris")
 	run(root, nil, "go", "build", "-o", tigris, "./cmd/tigris")
 
+	for _, p := range programs {
+		if *only != p.name {
+			continue
+		}
+		dir := p.fetch(root, tigris, tmp)
+		n := max(*nRounds, 1)
+		fmt.Printf("\n### %s %s@%s, %d rounds, start-up: %s (median of %d a round)\n\n", p.title, p.module, p.version, n, p.startup, *starts)
+		printProgram(measureProgram(p, dir, tigris, tmp, n, *starts))
+		return
+	}
 	var targets []target
 	if *only == "" || *only == "moobench" {
 		targets = append(targets, moobench(root, tmp))
