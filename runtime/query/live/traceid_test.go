@@ -33,7 +33,7 @@ func TestTraceIDColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, err := reg.Post(`SELECT name, trace, trace_id FROM calls WHERE trace_id = '`+id+`'`, false)
+	one, err := reg.Post(`SELECT name, trace, trace_id FROM calls WHERE name = 'Find' AND trace_id = '`+id+`'`, false)
 	if err != nil {
 		t.Fatal(err)
 	}
