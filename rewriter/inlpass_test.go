@@ -275,3 +275,30 @@ func TestStubKeepsPositions(t *testing.T) {
 		t.Errorf("reduced file:\n%s\nwant (after its //line directive):\n%s", got, want)
 	}
 }
+
+// TestStubKeepsInstantiations: a body that instantiates a generic function
+// of its package, with or without type arguments written, is not stubbed
+// (the compiler compiles, and reports on, only the shapes the package uses).
+func TestStubKeepsInstantiations(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\nfunc G[T int | uint](x T) T { return x + 1 }\n\n" +
+		"func Inferred(n int) int {\n\tdefer println()\n\treturn G(n)\n}\n\n" +
+		"func Explicit(n uint) uint {\n\tdefer println()\n\treturn G[uint](n)\n}\n\n" +
+		"func Neither(n int) int {\n\tdefer println()\n\treturn n\n}\n"
+	file := filepath.Join(dir, "p.go")
+	writeFile(t, file, src)
+	pj := &packageJob{job: &CompileJob{ImportPath: "p", Files: []string{file}, ImportCfg: stdImportCfg(t)}, fset: token.NewFileSet()}
+	if err := pj.parse(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pj.typeCheck(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for fd, text := range pj.stubs() {
+		got[fd.Name.Name] = text != ""
+	}
+	if got["Inferred"] || got["Explicit"] || !got["Neither"] {
+		t.Errorf("stubbed %v; want Neither only", got)
+	}
+}

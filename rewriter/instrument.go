@@ -295,6 +295,7 @@ func (pj *packageJob) typeCheck() error {
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Types:      map[ast.Expr]types.TypeAndValue{},
 		Scopes:     map[ast.Node]*types.Scope{},
+		Instances:  map[*ast.Ident]types.Instance{}, // generic uses (inlpass.go)
 	}
 	pkg, err := conf.Check(pj.job.ImportPath, pj.fset, pj.files, pj.info)
 	if err != nil && firstErr == nil {
