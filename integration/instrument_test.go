@@ -476,7 +476,7 @@ var phase1Files = map[string]string{
 //
 //go:noinline
 func Mix(x uint64) uint64 {
-	for i := 0; i < 280; i++ {
+	for i := 0; i < 480; i++ {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
