@@ -171,16 +171,23 @@ func (p *proxy) inliningPass(ta *toolArgs, workDir string) (inl Inlining, quiet 
 	if err != nil {
 		return Inlining{}, false, err
 	}
-	var out bytes.Buffer
-	stdio := p.stdio
-	p.stdio.Stderr = &out
-	err = p.spawn(argv, nil, &out)
-	p.stdio = stdio
+	out, err := p.spawnCapturing(argv)
 	if err != nil {
 		return Inlining{}, false, fmt.Errorf("the plain compile failed")
 	}
-	inl, other := parseInlining(out.String())
+	inl, other := parseInlining(out)
 	return inl, !userDiag && !other, nil
+}
+
+// spawnCapturing runs argv with its stdout and stderr captured: the
+// inlining pass's -m=2 lines are for the proxy, not the user.
+func (p *proxy) spawnCapturing(argv []string) (string, error) {
+	var out bytes.Buffer
+	stdio := p.stdio
+	p.stdio.Stderr = &out
+	err := p.spawn(argv, nil, &out)
+	p.stdio = stdio
+	return out.String(), err
 }
 
 // reducedInliningPass compiles the reduced files of the inlining pass with
@@ -198,16 +205,12 @@ func (p *proxy) reducedInliningPass(ta *toolArgs, workDir string, files []string
 	if err != nil {
 		return Inlining{}, err
 	}
-	var out bytes.Buffer
-	stdio := p.stdio
-	p.stdio.Stderr = &out
-	err = p.spawn(argv, nil, &out)
-	p.stdio = stdio
+	out, err := p.spawnCapturing(argv)
 	defer os.RemoveAll(dir)
 	if err != nil {
-		return Inlining{}, fmt.Errorf("%v: %s", err, firstLines(out.String(), 3))
+		return Inlining{}, fmt.Errorf("%v: %s", err, firstLines(out, 3))
 	}
-	inl, _ := parseInlining(out.String())
+	inl, _ := parseInlining(out)
 	return inl, nil
 }
 

@@ -472,7 +472,7 @@ func costFloor(body *ast.BlockStmt, info *types.Info, floors map[*types.Func]int
 			if tv, ok := info.Types[x.Fun]; ok && tv.IsType() {
 				break // a conversion, which may be a no-op
 			}
-			fn, _ := info.Uses[identOf(x.Fun)].(*types.Func)
+			fn := calleeOf(x, info)
 			if fn != nil && fn.Pkg() != nil && fn.Pkg().Path() == "sync/atomic" {
 				return false // coverage counters' updates cost nothing
 			}
