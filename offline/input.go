@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/tigrisgo/tigris/internal/moments"
 	"github.com/tigrisgo/tigris/runtime/monitor"
@@ -104,63 +105,135 @@ func DecodeSnapshot(data []byte) ([]monitor.Stats, error) {
 // monitor's coarse statistics would have counted the recorded calls. Damage is
 // skipped as the reader does; the span is from the first entry to the last exit.
 func AggregateTrace(path string) ([]monitor.Stats, error) {
-	r, err := writer.Open(path)
+	a := &aggregate{byID: map[uint32]*acc{}, from: math.MaxInt64, to: math.MinInt64}
+	err := readTrace(path, func(id uint32, def *writer.ProbeDef) { a.get(id).def = def },
+		func(rec *writer.Record, _ *writer.Header) { a.add(rec) })
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	type acc struct {
-		time, size   moments.Moments
-		errs, panics uint64
-		def          *writer.ProbeDef
+	return a.stats(float64(a.to - a.from)), nil
+}
+
+// AggregateTraceWindows is AggregateTrace over windows of the trace, as the
+// live analyzer sees its statistics: the calls that ended (the monitor counts
+// a call at its exit) in [from+i·window, from+(i+1)·window), for every such
+// window that ends by to, each window's span its length. from and to are
+// wall-clock instants, which the file's header maps the records' times to.
+// Every window lists every probe the trace defines or records by then, so a
+// probe that did not run in a window has Count 0 there.
+func AggregateTraceWindows(path string, from, to time.Time, window time.Duration) ([][]monitor.Stats, error) {
+	if window <= 0 {
+		return nil, fmt.Errorf("aggregating %s: window %v, want a positive length", path, window)
 	}
-	byID := map[uint32]*acc{}
-	get := func(id uint32) *acc {
-		a := byID[id]
-		if a == nil {
-			a = &acc{}
-			byID[id] = a
+	n := int(to.Sub(from) / window)
+	if n <= 0 {
+		return nil, nil
+	}
+	defs := map[uint32]*writer.ProbeDef{}
+	wins := make([]*aggregate, n)
+	for i := range wins {
+		wins[i] = &aggregate{byID: map[uint32]*acc{}}
+	}
+	err := readTrace(path, func(id uint32, def *writer.ProbeDef) { defs[id] = def },
+		func(rec *writer.Record, h *writer.Header) {
+			if h == nil {
+				return // no header: the records' times cannot be placed
+			}
+			at := h.Clock.Time(rec.TOut).Sub(from)
+			if at < 0 {
+				return
+			}
+			if i := int(at / window); i < n {
+				wins[i].add(rec)
+			}
+		})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]monitor.Stats, n)
+	for i, w := range wins {
+		for id, def := range defs {
+			w.get(id).def = def
 		}
-		return a
+		out[i] = w.stats(float64(window))
 	}
-	var from, to int64 = math.MaxInt64, math.MinInt64
+	return out, nil
+}
+
+// readTrace reads the trace file at path, calling probe for every probe
+// definition and record for every record, with the header of its file.
+func readTrace(path string, probe func(uint32, *writer.ProbeDef), record func(*writer.Record, *writer.Header)) error {
+	r, err := writer.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 	for {
 		item, err := r.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
+			return fmt.Errorf("reading %s: %w", path, err)
 		}
 		switch item.Kind {
 		case writer.KindProbe:
-			get(item.Probe.ID).def = item.Probe
+			probe(item.Probe.ID, item.Probe)
 		case writer.KindRecord:
-			rec := &item.Record
-			a := get(rec.Probe)
-			a.time.Add(float64(rec.TOut - rec.TIn))
-			if rec.Flags&writer.FlagError != 0 {
-				a.errs++
-			}
-			if rec.Flags&writer.FlagPanic != 0 {
-				a.panics++
-			}
-			if rec.Flags&writer.FlagSize != 0 {
-				a.size.Add(float64(rec.Size))
-			}
-			from, to = min(from, rec.TIn), max(to, rec.TOut)
+			record(&item.Record, r.Header())
 		}
 	}
-	span := float64(to - from)
+}
+
+// acc accumulates one probe's recorded calls.
+type acc struct {
+	time, size   moments.Moments
+	errs, panics uint64
+	def          *writer.ProbeDef
+}
+
+// aggregate accumulates the recorded calls of every probe, and the span from
+// the first entry to the last exit.
+type aggregate struct {
+	byID     map[uint32]*acc
+	from, to int64
+}
+
+func (a *aggregate) get(id uint32) *acc {
+	c := a.byID[id]
+	if c == nil {
+		c = &acc{}
+		a.byID[id] = c
+	}
+	return c
+}
+
+func (a *aggregate) add(rec *writer.Record) {
+	c := a.get(rec.Probe)
+	c.time.Add(float64(rec.TOut - rec.TIn))
+	if rec.Flags&writer.FlagError != 0 {
+		c.errs++
+	}
+	if rec.Flags&writer.FlagPanic != 0 {
+		c.panics++
+	}
+	if rec.Flags&writer.FlagSize != 0 {
+		c.size.Add(float64(rec.Size))
+	}
+	a.from, a.to = min(a.from, rec.TIn), max(a.to, rec.TOut)
+}
+
+// stats are the accumulated statistics, by id; span (ns) gives the rates.
+func (a *aggregate) stats(span float64) []monitor.Stats {
 	var out []monitor.Stats
-	for id, a := range byID {
+	for id, c := range a.byID {
 		s := monitor.Stats{
-			ID: id, Signature: fmt.Sprintf("probe %d", id), Count: uint64(a.time.N()),
-			MeanNs: a.time.Mean(), StdDevNs: a.time.StdDev(), Errors: a.errs, Panics: a.panics,
-			ResultSizeMean: a.size.Mean(), ResultSizeSD: a.size.StdDev(), Sized: uint64(a.size.N()),
+			ID: id, Signature: fmt.Sprintf("probe %d", id), Count: uint64(c.time.N()),
+			MeanNs: c.time.Mean(), StdDevNs: c.time.StdDev(), Errors: c.errs, Panics: c.panics,
+			ResultSizeMean: c.size.Mean(), ResultSizeSD: c.size.StdDev(), Sized: uint64(c.size.N()),
 		}
-		if a.def != nil {
-			s.Signature = a.def.Signature
+		if c.def != nil {
+			s.Signature = c.def.Signature
 		}
 		if s.Count > 0 && span > 0 {
 			s.InterArrivalNs = span / float64(s.Count)
@@ -169,5 +242,5 @@ func AggregateTrace(path string) ([]monitor.Stats, error) {
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b monitor.Stats) int { return cmp.Compare(a.ID, b.ID) })
-	return out, nil
+	return out
 }

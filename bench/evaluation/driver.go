@@ -221,7 +221,7 @@ func Describe(w io.Writer, p Plan, out string) {
 	fmt.Fprintf(w, "bench: restricted filter %s; expanded filter %s\n", p.Restricted, p.Expanded)
 	var total time.Duration
 	for _, c := range p.Configs {
-		per := time.Duration(p.Warmup+p.Duration+p.Pause) + 1500*time.Millisecond
+		per := time.Duration(p.Warmup+p.Pause) + measured(p, c) + 1500*time.Millisecond
 		if c.Kind == KindShift {
 			per += 2*time.Duration(p.ShiftCycles)*time.Duration(p.Interval) - time.Duration(p.Duration)
 		}
@@ -368,9 +368,10 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, 
 			ms.Status[k] += v
 		}
 		ms.Throughput = float64(ms.Requests) / ms.Elapsed.Seconds()
-	} else if ms, err = load(time.Duration(ev.plan.Duration), c.Patterns); err != nil {
+	} else if ms, err = load(measured(ev.plan, c), c.Patterns); err != nil {
 		return r, fmt.Errorf("measured window: %w", err)
 	}
+	windowEnd := time.Now()
 	r.WindowCPUSeconds = (threadsCPU(pid) - cpu0).Seconds()
 	r.GCs = svc.gcs.Load() - gc0
 	r.Throughput, r.Requests, r.Seconds = ms.Throughput, ms.Requests, ms.Elapsed.Seconds()
@@ -431,11 +432,22 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, 
 		r.TraceBytes = fi.Size()
 	}
 	if c.Kind == KindTruth {
-		if r.Truth, r.TruthFunctions, err = groundTruth(trace, ev.plan); err != nil {
+		if r.Truth, r.TruthWindows, r.TruthFunctions, err = groundTruth(trace, ev.plan, windowStart, windowEnd); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
+}
+
+// measured is how long c's measured window lasts (a shift configuration's,
+// two patterns of Plan.ShiftCycles intervals, aside): the plan's duration,
+// and for a truth run at least truthWindows analysis intervals.
+func measured(p Plan, c Config) time.Duration {
+	d := time.Duration(p.Duration)
+	if c.Kind == KindTruth {
+		d = max(d, truthWindows*time.Duration(p.Interval))
+	}
+	return d
 }
 
 // load runs the load generator, a process of its own on ev.loadCPU, against

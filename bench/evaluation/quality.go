@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -12,35 +13,112 @@ import (
 
 // The quality of the live selections, judged against the ground truth: what
 // the offline analyzer (tigris analyze, package offline) selects with the
-// same filter and metrics from a complete fine trace of the same workload.
+// same filter and metrics from a complete fine trace of the same workload,
+// seen as the live analyzer sees it: one analysis window at a time.
+//
+// The window matters. The metrics depend on the span they are computed over:
+// a function that returns a growing number (an inserted row's id) has a
+// result-size spread that grows with the span, and a whole run also holds the
+// service's start-up (seeding the database: functions no window of the load
+// calls). Over a whole run the expanded filter selected the inserts, which no
+// one-second window of the same trace selects; the live selections agreed
+// with the windows, not with the run.
+
+// truthWindows is the least number of analysis windows a truth run measures:
+// its measured window lasts at least this many intervals, so that the
+// consensus of its windows is a majority of several.
+const truthWindows = 5
 
 // metricBinding is metricsEnv's binding, for the offline analyzer.
 var metricBinding = map[string]string{"frequent": "count", "expensive": "mean-time", "changeable": "result-size-sd"}
 
-// groundTruth aggregates the trace file at path as tigris analyze does and
-// returns, for each of the plan's two filters (keyed by its text), the
-// functions it selects, sorted, and how many functions the trace called.
-func groundTruth(path string, p Plan) (map[string][]string, int, error) {
-	stats, err := offline.AggregateTrace(path)
+// TruthWindow is the offline analyzer's selection over one window of a truth
+// run's trace.
+type TruthWindow struct {
+	From time.Time `json:"from"`
+	// Selected are the functions each filter (keyed by its text) selects,
+	// sorted; Candidates the functions that ran in the window.
+	Selected   map[string][]string `json:"selected"`
+	Candidates int                 `json:"candidates"`
+}
+
+// groundTruth reads the trace file at path and returns, for each of the
+// plan's two filters (keyed by its text), the ground truth: the functions the
+// offline analyzer selects in more than half of the analysis windows of the
+// trace between from and to (the truth run's measured window), each window as
+// long as the live analyzer's (the plan's interval; the configurations'
+// TIGRIS_WINDOW is 0s, one interval). It also returns every window's
+// selections and how many functions ran in the windows.
+func groundTruth(path string, p Plan, from, to time.Time) (map[string][]string, []TruthWindow, int, error) {
+	wins, err := offline.AggregateTraceWindows(path, from, to, time.Duration(p.Interval))
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
+	}
+	if len(wins) == 0 {
+		return nil, nil, 0, fmt.Errorf("ground truth: no complete analysis window of %s between %s and %s",
+			time.Duration(p.Interval), from.Format(time.StampMilli), to.Format(time.StampMilli))
 	}
 	truth := map[string][]string{}
-	called := 0
-	for _, filter := range []string{p.Restricted, p.Expanded} {
-		ev, err := analyzer.Evaluate(stats, settings.Analysis{Criteria: filter, Metrics: metricBinding})
-		if err != nil {
-			return nil, 0, err
+	var windows []TruthWindow
+	called := map[string]bool{}
+	for i, stats := range wins {
+		tw := TruthWindow{From: from.Add(time.Duration(i) * time.Duration(p.Interval)), Selected: map[string][]string{}}
+		for _, filter := range []string{p.Restricted, p.Expanded} {
+			ev, err := analyzer.Evaluate(stats, settings.Analysis{Criteria: filter, Metrics: metricBinding})
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			sel := []string{}
+			for _, s := range ev.Selected() {
+				sel = append(sel, s.Signature)
+			}
+			slices.Sort(sel)
+			tw.Selected[filter] = sel
+			tw.Candidates = len(ev.Candidates)
+			for _, s := range ev.Candidates {
+				called[s.Signature] = true
+			}
 		}
-		sel := []string{}
-		for _, s := range ev.Selected() {
-			sel = append(sel, s.Signature)
-		}
-		slices.Sort(sel)
-		truth[filter] = sel
-		called = len(ev.Candidates)
+		windows = append(windows, tw)
 	}
-	return truth, called, nil
+	for _, filter := range []string{p.Restricted, p.Expanded} {
+		truth[filter] = consensus(windows, filter)
+	}
+	return truth, windows, len(called), nil
+}
+
+// consensus is the functions filter selects in more than half of windows,
+// sorted.
+func consensus(windows []TruthWindow, filter string) []string {
+	votes := map[string]int{}
+	for _, w := range windows {
+		for _, f := range w.Selected[filter] {
+			votes[f]++
+		}
+	}
+	out := []string{}
+	for f, n := range votes {
+		if 2*n > len(windows) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// truthAgreement is how well a truth run's own windows match its consensus
+// for filter: the mean precision and recall of their selections against it,
+// the best the live selections can expect to reach on the same load (1 and 1
+// when every window selected the same).
+func truthAgreement(windows []TruthWindow, filter string, truth []string) (precision, recall float64) {
+	if len(windows) == 0 {
+		return 1, 1
+	}
+	for _, w := range windows {
+		p, r := precisionRecall(w.Selected[filter], truth)
+		precision, recall = precision+p, recall+r
+	}
+	return precision / float64(len(windows)), recall / float64(len(windows))
 }
 
 // precisionRecall of a selection against the truth: the share of selected

@@ -264,6 +264,10 @@ func writeQuality(w io.Writer, sum *Summary) {
 			}
 			for _, f := range []struct{ name, text string }{{"restricted", p.Restricted}, {"expanded", p.Expanded}} {
 				lines = append(lines, fmt.Sprintf("  %s, %s filter: %s", c.Label, f.name, selectionText(r.Truth[f.text])))
+				if n := len(r.TruthWindows); n > 0 {
+					wp, wr := truthAgreement(r.TruthWindows, f.text, r.Truth[f.text])
+					lines = append(lines, fmt.Sprintf("    its %d windows against it: precision %.2f, recall %.2f", n, wp, wr))
+				}
 			}
 			lines = append(lines, fmt.Sprintf("    (%d functions called, %d fine records)", r.TruthFunctions, r.Records))
 		}
@@ -280,7 +284,7 @@ func writeQuality(w io.Writer, sum *Summary) {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Ground truth (tigris analyze over a complete fine trace of the same load) and the shift of pattern:")
+	fmt.Fprintln(w, "Ground truth (tigris analyze over a complete fine trace of the same load: what it selects in most of the analysis windows of the measured window) and the shift of pattern:")
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}

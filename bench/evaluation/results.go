@@ -62,9 +62,11 @@ type RunResult struct {
 	// SwitchAt is when a shift configuration's load switched pattern.
 	SwitchAt time.Time `json:"switchAt,omitzero"`
 	// Truth is a truth configuration's ground truth: per filter text, the
-	// functions the offline analyzer selects from the run's trace;
-	// TruthFunctions the number of functions the trace called.
+	// functions the offline analyzer selects in most analysis windows of the
+	// run's measured window (groundTruth); TruthWindows every window's
+	// selections; TruthFunctions the number of functions called in them.
 	Truth          map[string][]string `json:"truth,omitempty"`
+	TruthWindows   []TruthWindow       `json:"truthWindows,omitempty"`
 	TruthFunctions int                 `json:"truthFunctions,omitempty"`
 	LoadAvg        float64             `json:"loadAvg"` // 1-minute load average before the run
 	// OtherCPUSeconds is the CPU time the rest of the machine used during the
