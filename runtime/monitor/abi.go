@@ -104,10 +104,15 @@ const (
 // code declares probes in a package-level array and passes pointers to Enter; a
 // Probe must not be copied after registration.
 type Probe struct {
-	mode  atomic.Uint32 // the only word the prologue reads
-	id    uint32        // unique in the binary, assigned at registration
-	info  *ProbeInfo
-	stats *stripes // allocated at registration
+	mode atomic.Uint32 // the only word the prologue reads
+	id   uint32        // unique in the binary, assigned at registration
+	// descs are the descriptions of the probes registered with this one,
+	// decoded at the first use of any of them (info).
+	descs *descs
+	// stats are the probe's statistics: noStats, which holds no stripes,
+	// until the probe counts its first call, which gives it its own
+	// (ownStats), so a probe that is never called costs no memory.
+	stats atomic.Pointer[stripes]
 	// defined is set once the probe's definition went to the current sink.
 	defined atomic.Uint32
 	// taps are the queries that read the probe's calls (query.go); nil
@@ -163,20 +168,26 @@ type Links struct {
 // embedded in the binary. Generated code calls it from init; see Register for
 // probes registered by hand.
 func RegisterPackage(probes []Probe, infos []ProbeInfo, links Links) {
-	register("", probes, infos, links)
+	register("", probes, givenDescs(probes, infos), links)
 }
 
 // RegisterTable is RegisterPackage for descriptions in a table EncodeTable
 // wrote: what generated code calls from init. A malformed table is reported
 // and the package's probes stay off.
+//
+// Registration does not decode the table: it checks the format's mark and
+// keeps the string, and the descriptions are decoded at the first use of any
+// of them (the rules' patterns, ctl, the admin endpoint, the writer's probe
+// definitions, the analyzer), so start-up costs the same whatever the
+// number of probes. A table that fails to decode then is reported and its
+// probes are switched off.
 func RegisterTable(probes []Probe, table string, links Links) {
-	infos, err := decodeTable(table)
-	if err != nil {
+	if len(table) < len(tableMagic) || table[:len(tableMagic)] != tableMagic {
 		defer recoverInternal("register")
-		report(fmt.Errorf("register: %v; probes stay off", err))
+		report(fmt.Errorf("register: %w: not format %s; probes stay off", errTable, tableMagic))
 		return
 	}
-	register("", probes, infos, links)
+	register("", probes, &descs{table: table, probes: probes}, links)
 }
 
 // Call is the state of one probed call between Start and Exit. It is a value kept
@@ -438,7 +449,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		f |= callSized
 	}
 	if c.fine&flagFine == 0 {
-		p.stats.addCall(t1-c.t0, f, size, c.fine&eoiMask)
+		p.addCall(t1-c.t0, f, size, c.fine&eoiMask)
 		if p.taps.Load() != nil {
 			p.tap(c.t0, t1, f, gp, nil, 0)
 		}
@@ -474,8 +485,9 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		}
 	}
 	written, wake := false, false
-	if pid := procPin(); pid < len(p.stats.per) {
-		st := &p.stats.per[pid].stripe
+	ss := p.stats.Load()
+	if pid := procPin(); pid < len(ss.per) {
+		st := &ss.per[pid].stripe
 		st.addTime(t1 - c.t0) // stripe.add, written out
 		st.addFacts(f, size)
 		if f&callRecorded != 0 {
@@ -499,7 +511,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 		procUnpin()
 	} else {
 		procUnpin()
-		p.stats.addCall(t1-c.t0, f, size, 0)
+		p.addCall(t1-c.t0, f, size, 0)
 	}
 	if wake {
 		b.async.Wake()
@@ -520,7 +532,7 @@ func (c *Call) exit(failed bool, size int64, hasSize bool) {
 
 // def is the writer's view of a probe.
 func (p *Probe) def() writer.ProbeDef {
-	in := p.info
+	in := p.info()
 	return writer.ProbeDef{
 		ID: p.id, Signature: in.Signature(), Package: in.Package,
 		Recv: in.Recv, Name: in.Name, File: in.File, Line: in.Line,

@@ -37,7 +37,7 @@ func ReadCounters() Counters {
 	registry.mu.Unlock()
 	tot := make([]totals, len(probes))
 	for i, p := range probes {
-		tot[i] = p.stats.total()
+		tot[i] = p.totals()
 	}
 	return Counters{probes: probes, tot: tot, off: off}
 }

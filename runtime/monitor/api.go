@@ -116,12 +116,13 @@ func Probes(filter *pointcut.Pointcut) []ProbeStatus {
 	var out []ProbeStatus
 	for _, p := range registry.probes {
 		if filter != nil {
-			if sig := p.info.signature(); !filter.MatchExecution(&sig) {
+			if sig := p.info().signature(); !filter.MatchExecution(&sig) {
 				continue
 			}
 		}
+		in := p.info()
 		out = append(out, ProbeStatus{
-			ID: p.id, Signature: p.info.Signature(), File: p.info.File, Line: p.info.Line,
+			ID: p.id, Signature: in.Signature(), File: in.File, Line: in.Line,
 			Mode: modeName(p.mode.Load()), TimedOneIn: p.timing.Load() + 1, Shed: shedByPhase1(p), TimingReason: p.timingReason(),
 		})
 	}
@@ -174,19 +175,20 @@ func Snapshot() []Stats {
 	span := float64(nanotime() - startNanos)
 	out := make([]Stats, 0, len(probes))
 	for _, p := range probes {
-		out = append(out, p.statsOf(p.stats.total(), span))
+		out = append(out, p.statsOf(p.totals(), span))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
 func (p *Probe) statsOf(t totals, spanNs float64) Stats {
+	in := p.info()
 	s := Stats{
-		ID: p.id, Signature: p.info.Signature(), Mode: modeName(p.mode.Load()),
+		ID: p.id, Signature: in.Signature(), Mode: modeName(p.mode.Load()),
 		Count: t.calls(), MeanNs: t.time.Mean, StdDevNs: math.Sqrt(t.time.variance()),
 		Errors: t.errs + t.untimedErrs, Panics: t.panics + t.untimedPanics, Timed: uint64(t.time.N),
 		ResultSizeMean: t.size.Mean, ResultSizeSD: math.Sqrt(t.size.variance()), Sized: uint64(t.size.N),
-		Cyclomatic: p.info.Cyclomatic, Statements: p.info.Statements, Params: len(p.info.Params),
+		Cyclomatic: in.Cyclomatic, Statements: in.Statements, Params: len(in.Params),
 		TimedOneIn: p.timing.Load() + 1, Shed: shedByPhase1(p), TimingReason: p.timingReason(),
 	}
 	if s.Count > 0 && spanNs > 0 {

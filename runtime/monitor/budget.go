@@ -112,16 +112,16 @@ func MeasureFineCost() FineCost { return calibrate() }
 func calibrate() FineCost {
 	start := nanotime()
 	info := &ProbeInfo{Package: "github.com/tigrisgo/tigris/runtime/monitor", Name: "calibrate"}
-	coarse := &Probe{info: info, stats: newStripes()}
+	coarse := newPrivateProbe(info)
 	coarse.mode.Store(modeCoarse)
 	// A tapped probe with a private tap, never registered: its queue is
 	// drained after each round, so every call is delivered.
-	tapped := &Probe{info: info, stats: newStripes()}
+	tapped := newPrivateProbe(info)
 	tapped.mode.Store(modeCoarse)
 	tap := &Tap{}
 	tap.ring.init(calibrationCalls)
 	tapped.taps.Store(&[]probeTap{{t: tap, maxT: math.MaxInt64}})
-	fine := &Probe{info: info, stats: newStripes()}
+	fine := newPrivateProbe(info)
 	fine.mode.Store(modeFine)
 
 	cost := FineCost{Sink: "sync"}

@@ -121,10 +121,10 @@ func phase1Look() {
 		phase1.untimed = measureCoarseCost(maxTimedOneIn - 1)
 	}
 	for _, p := range probes {
-		if shedByPhase1(p) {
-			continue // off: no calls to look at
+		if p.stats.Load() == &noStats || shedByPhase1(p) {
+			continue // no calls to look at
 		}
-		t := p.stats.total()
+		t := p.totals()
 		w := t.minus(phase1.last[p])
 		phase1.last[p] = t
 		n, why := phase1Timing(p, w, budget, phase1.cost, phase1.untimed)
@@ -188,6 +188,13 @@ func shedProbe(p *Probe, why string) {
 	p.mode.Store(modeOf(int(p.id) - 1))
 }
 
+// phase1Sheds reports whether phase 1 has shed any probe.
+func phase1Sheds() bool {
+	phase1.mu.Lock()
+	defer phase1.mu.Unlock()
+	return len(phase1.shed) > 0
+}
+
 // shedByPhase1 reports whether phase 1 shed the probe.
 func shedByPhase1(p *Probe) bool {
 	phase1.mu.Lock()
@@ -211,7 +218,7 @@ func (p *Probe) timingReason() string {
 // probe, on this machine, the best of a few rounds (a busy machine only
 // makes it look dearer).
 func measureCoarseCost(timing uint32) float64 {
-	p := &Probe{stats: newStripes(), info: &ProbeInfo{}}
+	p := newPrivateProbe(&ProbeInfo{})
 	p.mode.Store(modeCoarse)
 	p.timing.Store(timing)
 	const calls = 2000

@@ -289,7 +289,7 @@ func Catalog() []ProbeMeta {
 	defer registry.mu.Unlock()
 	out := make([]ProbeMeta, 0, len(registry.probes))
 	for _, p := range registry.probes {
-		in := p.info
+		in := p.info()
 		out = append(out, ProbeMeta{
 			ID: p.id, Package: in.Package, Recv: in.Recv, RecvPtr: in.RecvPtr, Name: in.Name,
 			Signature: in.Signature(), File: in.File, Line: in.Line, Mode: modeName(p.mode.Load()),

@@ -51,35 +51,47 @@ var linkedSettings string
 // RegisterPackage instead. The first registration applies the settings. It
 // never panics: bad metadata is reported and the probes stay off.
 func Register(embedded string, probes []Probe, infos []ProbeInfo) {
-	register(embedded, probes, infos, Links{})
+	register(embedded, probes, givenDescs(probes, infos), Links{})
 }
 
-func register(embedded string, probes []Probe, infos []ProbeInfo, links Links) {
+// register adds probes whose descriptions are d. What it does is the same
+// whatever the number of probes, but for a few stores a probe: it decodes
+// no description (the rules' patterns do, when there are rules) and
+// allocates no statistics (a probe gets them at its first call), so a
+// program of thousands of probes starts as fast as one of a few
+// (TestRegisterConstantWork). A nil d (reported) registers nothing.
+func register(embedded string, probes []Probe, d *descs, links Links) {
 	defer recoverInternal("register")
-	ensureLayout()
-	if len(probes) != len(infos) {
-		report(fmt.Errorf("register: %d probes but %d descriptions; probes stay off", len(probes), len(infos)))
+	if d == nil {
 		return
 	}
+	ensureLayout()
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	if !registry.configured {
 		configure(embedded)
 	}
-	// Two allocations for the package's statistics, not two a probe.
-	stats := newStripesN(len(probes))
 	if n := len(registry.probes) + len(probes); n > cap(registry.probes) {
 		grown := make([]*Probe, len(registry.probes), n+n/4)
 		copy(grown, registry.probes)
 		registry.probes = grown
 	}
+	d.first = uint32(len(registry.probes) + 1)
+	// Without rules, analysis choices, queries' floors or shed probes every
+	// probe gets the configured mode: modeOf, which would say the same, is
+	// not asked a probe at a time.
+	uniform := len(registry.base) == 0 && len(registry.manual) == 0 && len(registry.analyzer) == 0 &&
+		len(registry.floors) == 0 && !phase1Sheds()
+	m, _ := parseMode(registry.cfg.Mode)
 	for i := range probes {
 		p := &probes[i]
 		p.id = uint32(len(registry.probes) + 1)
-		p.info = &infos[i]
-		p.stats = &stats[i]
+		p.descs = d
+		p.stats.Store(&noStats)
 		registry.probes = append(registry.probes, p)
-		m := modeOf(len(registry.probes) - 1)
+		if !uniform {
+			m = modeOf(len(registry.probes) - 1)
+		}
 		p.mode.Store(m)
 		if m == modeFine {
 			ensureWriterLocked()
@@ -211,6 +223,9 @@ func modeName(m uint32) settings.Mode {
 // wins), the analyzer's choice, manual rules (last match wins), and then the
 // queries' floor, which only raises it.
 func modeOf(i int) uint32 {
+	if registry.probes[i].descs.bad.Load() {
+		return modeOff // its table did not decode
+	}
 	m, chosen := ruledModeOf(i)
 	if m == modeCoarse && !chosen && shedByPhase1(registry.probes[i]) {
 		m = modeOff // phase1.go
@@ -231,7 +246,7 @@ func ruledModeOf(i int) (m uint32, chosen bool) {
 	if len(registry.manual) == 0 {
 		return m, chosen
 	}
-	sig := registry.probes[i].info.signature()
+	sig := registry.probes[i].info().signature()
 	for j := len(registry.manual) - 1; j >= 0; j-- {
 		if registry.manual[j].pc.MatchExecution(&sig) {
 			m, _ = parseMode(registry.manual[j].Mode)
@@ -248,7 +263,7 @@ func baseModeOf(i int) uint32 {
 	if len(registry.base) == 0 {
 		return m
 	}
-	sig := registry.probes[i].info.signature()
+	sig := registry.probes[i].info().signature()
 	for j := len(registry.base) - 1; j >= 0; j-- {
 		if registry.base[j].pc.MatchExecution(&sig) {
 			m, _ = parseMode(registry.base[j].Mode)

@@ -83,16 +83,30 @@ type stripes struct {
 
 var stripeCount = num.Max(runtime.GOMAXPROCS(0), runtime.NumCPU())
 
-func newStripes() *stripes { return &newStripesN(1)[0] }
+func newStripes() *stripes { return &stripes{per: make([]paddedStripe, stripeCount)} }
 
-// newStripesN allocates the statistics of n probes in two allocations.
-func newStripesN(n int) []stripes {
-	ss := make([]stripes, n)
-	per := make([]paddedStripe, n*stripeCount)
-	for i := range ss {
-		ss[i].per = per[i*stripeCount : (i+1)*stripeCount : (i+1)*stripeCount]
+// noStats are the statistics of every probe that has not counted a call:
+// no stripes, so a call's add takes the slow path (addCall), which gives
+// the probe its own. The exits' fast paths test nothing more than they did
+// with stripes allocated at registration. Nothing is ever added to noStats.
+var noStats stripes
+
+// ownStats gives p statistics of its own at its first call.
+func (p *Probe) ownStats() *stripes {
+	ss := newStripes()
+	if p.stats.CompareAndSwap(&noStats, ss) {
+		return ss
 	}
-	return ss
+	return p.stats.Load() // another P's first call was first
+}
+
+// totals are the probe's statistics so far.
+func (p *Probe) totals() totals {
+	ss := p.stats.Load()
+	if ss == nil || ss == &noStats {
+		return totals{}
+	}
+	return ss.total()
 }
 
 // callFacts say how a call ended, for addCall.
@@ -116,7 +130,8 @@ const (
 // The stripe's phase1EarlyCalls-th timed call asks phase 1 for a look soon
 // (phase1.go): a function that turns hot late in a program's life is
 // looked at then, not at the next scheduled look.
-func (ss *stripes) addCall(d int64, f callFacts, size int64, untimed uint64) {
+func (p *Probe) addCall(d int64, f callFacts, size int64, untimed uint64) {
+	ss := p.stats.Load()
 	pid := procPin()
 	if pid < len(ss.per) {
 		st := &ss.per[pid].stripe
@@ -136,6 +151,11 @@ func (ss *stripes) addCall(d int64, f callFacts, size int64, untimed uint64) {
 		return
 	}
 	procUnpin()
+	if ss == &noStats {
+		p.ownStats()
+		p.addCall(d, f, size, untimed)
+		return
+	}
 	ss.overMu.Lock()
 	ss.overflow.add(d, f, size)
 	ss.overflow.addUntimed(untimed, f)

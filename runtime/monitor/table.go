@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 )
 
 // The probe table: how the generated code hands a package's probe
@@ -199,4 +201,78 @@ func (d *tableReader) uvarint() uint64 {
 			return v
 		}
 	}
+}
+
+// descs are the descriptions of one registration's probes (a package's, for
+// generated code): given decoded (RegisterPackage, Register), or as the
+// package's table, decoded at the first use of any of them.
+type descs struct {
+	table  string
+	probes []Probe // the probes registered with the table
+	first  uint32  // the id of the first of them
+	once   sync.Once
+	infos  []ProbeInfo
+	// bad is set when the table did not decode: its probes stay off (modeOf).
+	bad atomic.Bool
+}
+
+// decodedDescs holds descriptions given decoded.
+func decodedDescs(infos []ProbeInfo) *descs {
+	d := &descs{infos: infos}
+	d.once.Do(func() {})
+	return d
+}
+
+// givenDescs holds descriptions given decoded for probes; nil, reported, when
+// they are not as many.
+func givenDescs(probes []Probe, infos []ProbeInfo) *descs {
+	if len(probes) != len(infos) {
+		report(fmt.Errorf("register: %d probes but %d descriptions; probes stay off", len(probes), len(infos)))
+		return nil
+	}
+	return decodedDescs(infos)
+}
+
+// tableDecodes counts the tables decoded, for TestRegisterConstantWork.
+var tableDecodes atomic.Int64
+
+// get returns the descriptions, decoding the table the first time.
+func (d *descs) get() []ProbeInfo {
+	d.once.Do(d.decode)
+	return d.infos
+}
+
+func (d *descs) decode() {
+	tableDecodes.Add(1)
+	infos, err := decodeTable(d.table)
+	if err == nil && len(infos) != len(d.probes) {
+		err = fmt.Errorf("%d probes but %d descriptions", len(d.probes), len(infos))
+	}
+	if err == nil {
+		d.infos = infos
+		return
+	}
+	report(fmt.Errorf("register: %v; probes stay off", err))
+	d.bad.Store(true)
+	d.infos = make([]ProbeInfo, len(d.probes))
+	for i := range d.infos {
+		d.infos[i] = ProbeInfo{Package: "?", Name: fmt.Sprintf("undescribed%d", i)}
+	}
+	for i := range d.probes {
+		d.probes[i].mode.Store(modeOff)
+	}
+}
+
+// info returns the probe's description.
+func (p *Probe) info() *ProbeInfo {
+	d := p.descs
+	return &d.get()[p.id-d.first]
+}
+
+// newPrivateProbe makes a probe that is never registered (calibration),
+// described by info, with statistics of its own.
+func newPrivateProbe(info *ProbeInfo) *Probe {
+	p := &Probe{descs: decodedDescs([]ProbeInfo{*info})}
+	p.stats.Store(newStripes())
+	return p
 }
