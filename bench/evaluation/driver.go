@@ -295,10 +295,17 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, 
 		}
 	}
 
-	seed := ev.plan.Seed + 1000*uint64(rep)
+	base := ev.plan.Seed + 1000*uint64(rep)
+	seed := base
 	load := func(d time.Duration, patterns []string) (loadgen.Stats, error) {
 		seed++
 		return ev.load(ctx, svc.url, d, seed, patterns)
+	}
+	// The measured window's load has the same seed in every configuration of
+	// a round, however many warm-up loads each needed: the same simulated
+	// users, so a round's truth run saw the workload its two-phase runs saw.
+	measure := func(d time.Duration, patterns []string) (loadgen.Stats, error) {
+		return ev.load(ctx, svc.url, d, base+100, patterns)
 	}
 	ws, err := load(time.Duration(ev.plan.Warmup), c.Patterns)
 	if err != nil {
@@ -353,12 +360,12 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, 
 	var ms loadgen.Stats
 	if c.Kind == KindShift {
 		span := time.Duration(ev.plan.ShiftCycles) * time.Duration(ev.plan.Interval)
-		first, err := load(span, c.Patterns)
+		first, err := measure(span, c.Patterns)
 		if err != nil {
 			return r, fmt.Errorf("measured window, first pattern: %w", err)
 		}
 		r.SwitchAt = time.Now()
-		if ms, err = load(span, c.Then); err != nil {
+		if ms, err = measure(span, c.Then); err != nil {
 			return r, fmt.Errorf("measured window, second pattern: %w", err)
 		}
 		ms.Requests += first.Requests
@@ -368,7 +375,7 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, 
 			ms.Status[k] += v
 		}
 		ms.Throughput = float64(ms.Requests) / ms.Elapsed.Seconds()
-	} else if ms, err = load(measured(ev.plan, c), c.Patterns); err != nil {
+	} else if ms, err = measure(measured(ev.plan, c), c.Patterns); err != nil {
 		return r, fmt.Errorf("measured window: %w", err)
 	}
 	windowEnd := time.Now()

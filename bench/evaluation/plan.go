@@ -132,8 +132,9 @@ type Config struct {
 	// intervals.
 	Patterns []string `json:"patterns,omitempty"`
 	Then     []string `json:"then,omitempty"`
-	// Once runs the configuration in the first round only (the ground
-	// truth: its trace is analyzed, not its cost).
+	// Once runs the configuration in the first round only (the shift and
+	// its ground truths: their traces and cycles are analyzed, not their
+	// cost).
 	Once bool `json:"once,omitempty"`
 }
 
@@ -203,11 +204,13 @@ func Configs(p Plan) []Config {
 	cs = append(cs, Config{Name: "deps-expanded-10", Kind: KindExpanded, Scope: ScopeDeps, Label: "expanded filter",
 		Filter: p.Expanded, Sampling: 10, Env: twoPhase(p.Expanded, 10)})
 	// The ground truth: every call of the module traced with its result's
-	// size (what the changeable criterion reads), under the steady load and
-	// under each pattern of the shift alone.
+	// size (what the changeable criterion reads), under the steady load in
+	// every round (the two-phase runs of a round are judged against its
+	// truth: the same simulated users), and under each pattern of the shift
+	// alone, once, as the shift runs.
 	truth := append(slices.Clone(full), "TIGRIS_SUMMARIES=on")
 	cs = append(cs,
-		Config{Name: "truth", Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, steady load", Sampling: 100, Env: truth, Once: true},
+		Config{Name: "truth", Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, steady load", Sampling: 100, Env: truth},
 		Config{Name: "truth-" + strings.Join(ShiftFrom, "+"), Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, first pattern",
 			Sampling: 100, Env: truth, Once: true, Patterns: ShiftFrom},
 		Config{Name: "truth-" + strings.Join(ShiftTo, "+"), Kind: KindTruth, Scope: ScopeModule, Label: "ground truth, second pattern",

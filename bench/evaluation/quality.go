@@ -157,27 +157,41 @@ func jaccard(a, b []string) float64 {
 }
 
 // truthFor finds, among the truth runs of sum, the ground truth of filter
-// under the load of the given patterns (none: the steady load of all three).
-func truthFor(sum *Summary, filter string, patterns []string) ([]string, bool) {
+// under the load of the given patterns (none: the steady load of all three)
+// in round run, else in the earliest round that has one.
+func truthFor(sum *Summary, filter string, patterns []string, run int) ([]string, bool) {
 	key := strings.Join(patterns, ",")
+	var found *RunResult
 	for _, c := range sum.Plan.Configs {
 		if c.Kind != KindTruth || strings.Join(c.Patterns, ",") != key {
 			continue
 		}
-		for _, r := range sum.Runs {
-			if r.Config == c.Name && r.Truth != nil {
-				t, ok := r.Truth[filter]
-				return t, ok
+		for i, r := range sum.Runs {
+			if r.Config != c.Name || r.Truth == nil {
+				continue
+			}
+			if r.Run == run {
+				found = &sum.Runs[i]
+				break
+			}
+			if found == nil || r.Run < found.Run {
+				found = &sum.Runs[i]
 			}
 		}
+		break
 	}
-	return nil, false
+	if found == nil {
+		return nil, false
+	}
+	t, ok := found.Truth[filter]
+	return t, ok
 }
 
 // Quality is how well a configuration's live selections matched the ground
 // truth: the means over every cycle of the measured windows.
 type Quality struct {
-	// Truth is the ground truth's selection (short names).
+	// Truth is the ground truth's selection (short names) in the first
+	// round; each run is judged against its own round's truth.
 	Truth []string `json:"truth"`
 	// Cycles is the number of cycles judged.
 	Cycles    int     `json:"cycles"`
@@ -204,24 +218,25 @@ func judge(sum *Summary, c Config) (q Quality, ok bool) {
 	if !c.TwoPhase() || c.Scope != ScopeModule {
 		return q, false
 	}
-	truth, ok := truthFor(sum, c.Filter, c.Patterns)
+	first, ok := truthFor(sum, c.Filter, c.Patterns, 1)
 	if !ok {
 		return q, false
 	}
 	var then []string
 	if c.Kind == KindShift {
-		if then, ok = truthFor(sum, c.Filter, c.Then); !ok {
+		if then, ok = truthFor(sum, c.Filter, c.Then, 1); !ok {
 			return q, false
 		}
 		q.TruthThen = mapSlice(then, shortSig)
 	}
-	q.Truth = mapSlice(truth, shortSig)
+	q.Truth = mapSlice(first, shortSig)
 	var pSum, rSum, jSum float64
 	pairs := 0
 	for _, r := range sum.Runs {
 		if r.Config != c.Name {
 			continue
 		}
+		truth, _ := truthFor(sum, c.Filter, c.Patterns, r.Run)
 		for i, cy := range r.Cycles {
 			want := truth
 			if c.Kind == KindShift && !cy.At.Before(r.SwitchAt) {

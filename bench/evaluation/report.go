@@ -252,24 +252,10 @@ func writeScopes(w io.Writer, sum *Summary) {
 
 // writeQuality writes the ground truths and the shift runs.
 func writeQuality(w io.Writer, sum *Summary) {
-	p := sum.Plan
 	var lines []string
 	for _, c := range sum.Plan.Configs {
-		if c.Kind != KindTruth {
-			continue
-		}
-		for _, r := range sum.Runs {
-			if r.Config != c.Name || r.Truth == nil {
-				continue
-			}
-			for _, f := range []struct{ name, text string }{{"restricted", p.Restricted}, {"expanded", p.Expanded}} {
-				lines = append(lines, fmt.Sprintf("  %s, %s filter: %s", c.Label, f.name, selectionText(r.Truth[f.text])))
-				if n := len(r.TruthWindows); n > 0 {
-					wp, wr := truthAgreement(r.TruthWindows, f.text, r.Truth[f.text])
-					lines = append(lines, fmt.Sprintf("    its %d windows against it: precision %.2f, recall %.2f", n, wp, wr))
-				}
-			}
-			lines = append(lines, fmt.Sprintf("    (%d functions called, %d fine records)", r.TruthFunctions, r.Records))
+		if c.Kind == KindTruth {
+			lines = append(lines, truthLines(sum, c)...)
 		}
 	}
 	for _, cs := range sum.Configs {
@@ -288,6 +274,62 @@ func writeQuality(w io.Writer, sum *Summary) {
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
+}
+
+// truthLines describe the ground truths of truth configuration c: for each
+// filter the selections of its rounds (rounds that agree on one line), how
+// well the rounds' windows agree with them, and what the traces held.
+func truthLines(sum *Summary, c Config) []string {
+	var runs []*RunResult
+	for i := range sum.Runs {
+		if r := &sum.Runs[i]; r.Config == c.Name && r.Truth != nil {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	slices.SortFunc(runs, func(a, b *RunResult) int { return cmp.Compare(a.Run, b.Run) })
+	var lines []string
+	p := sum.Plan
+	for _, f := range []struct{ name, text string }{{"restricted", p.Restricted}, {"expanded", p.Expanded}} {
+		var texts []string
+		rounds := map[string][]string{}
+		var wp, wr float64
+		windows := 0
+		for _, r := range runs {
+			t := selectionText(r.Truth[f.text])
+			if _, ok := rounds[t]; !ok {
+				texts = append(texts, t)
+			}
+			rounds[t] = append(rounds[t], strconv.Itoa(r.Run))
+			if n := len(r.TruthWindows); n > 0 {
+				p, rc := truthAgreement(r.TruthWindows, f.text, r.Truth[f.text])
+				wp, wr, windows = wp+p*float64(n), wr+rc*float64(n), windows+n
+			}
+		}
+		for _, t := range texts {
+			which := ""
+			if len(texts) > 1 {
+				which = ", round " + strings.Join(rounds[t], ", ")
+				if len(rounds[t]) > 1 {
+					which = ", rounds " + strings.Join(rounds[t], ", ")
+				}
+			}
+			lines = append(lines, fmt.Sprintf("  %s, %s filter%s: %s", c.Label, f.name, which, t))
+		}
+		if windows > 0 {
+			lines = append(lines, fmt.Sprintf("    its %d windows against their round's truth: precision %.2f, recall %.2f",
+				windows, wp/float64(windows), wr/float64(windows)))
+		}
+	}
+	var called, records []string
+	for _, r := range runs {
+		called = append(called, strconv.Itoa(r.TruthFunctions))
+		records = append(records, strconv.FormatUint(r.Records, 10))
+	}
+	lines = append(lines, fmt.Sprintf("    (%s functions called, %s fine records, by round)", strings.Join(called, "/"), strings.Join(records, "/")))
+	return lines
 }
 
 func selectionText(fs []string) string {
