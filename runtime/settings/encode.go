@@ -34,9 +34,12 @@ func (r *Runtime) Encode() (string, error) {
 // does not mention keep their zero value, not Default's: Encode writes every field
 // whose zero value is not meaningful. Unknown fields are ignored.
 func Decode(s string) (Runtime, error) {
-	var e encoded
-	if err := json.Unmarshal([]byte(s), &e); err != nil {
-		return Runtime{}, fmt.Errorf("decoding settings: %w", err)
+	e, ok := decodeFast(s)
+	if !ok {
+		e = encoded{}
+		if err := json.Unmarshal([]byte(s), &e); err != nil {
+			return Runtime{}, fmt.Errorf("decoding settings: %w", err)
+		}
 	}
 	if e.Format != Format {
 		return Runtime{}, fmt.Errorf("decoding settings: format %d, want %d (the binary was built by an incompatible tigris)", e.Format, Format)
