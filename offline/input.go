@@ -115,20 +115,21 @@ func AggregateTrace(path string) ([]monitor.Stats, error) {
 }
 
 // AggregateTraceWindows is AggregateTrace over windows of the trace, as the
-// live analyzer sees its statistics: the calls that ended (the monitor counts
-// a call at its exit) in [from+i·window, from+(i+1)·window), for every such
-// window that ends by to, each window's span its length. from and to are
-// wall-clock instants, which the file's header maps the records' times to.
-// Every window lists every probe the trace defines or records by then, so a
-// probe that did not run in a window has Count 0 there.
-func AggregateTraceWindows(path string, from, to time.Time, window time.Duration) ([][]monitor.Stats, error) {
-	if window <= 0 {
-		return nil, fmt.Errorf("aggregating %s: window %v, want a positive length", path, window)
+// live analyzer sees its statistics: window i holds the calls that ended (the
+// monitor counts a call at its exit) in [from+i·stride, from+i·stride+window),
+// for every such window that ends by to, its span its length (windows overlap
+// when stride is shorter than window). from and to are wall-clock instants,
+// which the file's header maps the records' times to. Every window lists every
+// probe the trace defines, so a probe that did not run in a window has Count 0
+// there.
+func AggregateTraceWindows(path string, from, to time.Time, window, stride time.Duration) ([][]monitor.Stats, error) {
+	if window <= 0 || stride <= 0 {
+		return nil, fmt.Errorf("aggregating %s: window %v every %v, want positive lengths", path, window, stride)
 	}
-	n := int(to.Sub(from) / window)
-	if n <= 0 {
+	if to.Sub(from) < window {
 		return nil, nil
 	}
+	n := int((to.Sub(from)-window)/stride) + 1
 	defs := map[uint32]*writer.ProbeDef{}
 	wins := make([]*aggregate, n)
 	for i := range wins {
@@ -143,8 +144,11 @@ func AggregateTraceWindows(path string, from, to time.Time, window time.Duration
 			if at < 0 {
 				return
 			}
-			if i := int(at / window); i < n {
-				wins[i].add(rec)
+			// The windows holding at: those starting in (at-window, at].
+			for i := max(0, int((at-window)/stride)); i < n && time.Duration(i)*stride <= at; i++ {
+				if at < time.Duration(i)*stride+window {
+					wins[i].add(rec)
+				}
 			}
 		})
 	if err != nil {

@@ -356,6 +356,7 @@ func (ev *run) runOnce(ctx context.Context, c Config, rep, pos int) (RunResult, 
 		}
 	}
 	windowStart := time.Now()
+	r.WindowStart = windowStart
 	cpu0, gc0 := threadsCPU(pid), svc.gcs.Load()
 	var ms loadgen.Stats
 	if c.Kind == KindShift {

@@ -29,6 +29,11 @@ import (
 // consensus of its windows is a majority of several.
 const truthWindows = 5
 
+// truthStrides is how many windows of a truth run start in each interval:
+// one every fifth of it, so that a live cycle's window, wherever it falls,
+// has a truth window within a tenth of an interval of it.
+const truthStrides = 5
+
 // metricBinding is metricsEnv's binding, for the offline analyzer.
 var metricBinding = map[string]string{"frequent": "count", "expensive": "mean-time", "changeable": "result-size-sd"}
 
@@ -37,32 +42,38 @@ var metricBinding = map[string]string{"frequent": "count", "expensive": "mean-ti
 type TruthWindow struct {
 	From time.Time `json:"from"`
 	// Selected are the functions each filter (keyed by its text) selects,
-	// sorted; Candidates the functions that ran in the window.
+	// short names (shortSig), sorted; Candidates the functions that ran in
+	// the window.
 	Selected   map[string][]string `json:"selected"`
 	Candidates int                 `json:"candidates"`
 }
 
-// groundTruth reads the trace file at path and returns, for each of the
-// plan's two filters (keyed by its text), the ground truth: the functions the
-// offline analyzer selects in more than half of the analysis windows of the
-// trace between from and to (the truth run's measured window), each window as
-// long as the live analyzer's (the plan's interval; the configurations'
-// TIGRIS_WINDOW is 0s, one interval). It also returns every window's
-// selections and how many functions ran in the windows.
-func groundTruth(path string, p Plan, from, to time.Time) (map[string][]string, []TruthWindow, int, error) {
-	wins, err := offline.AggregateTraceWindows(path, from, to, time.Duration(p.Interval))
+// groundTruth reads the trace file at path of a truth run whose measured
+// window started at start and ended at end. Its windows are as long as the
+// live analyzer's (the plan's interval; the configurations' TIGRIS_WINDOW is
+// 0s, one interval) and start every truthStrides-th of an interval from one
+// interval before start (the end of the warm-up, where the live runs' first
+// cycles look) on. It returns every window's selection and, for each of the
+// plan's two filters (keyed by its text), the consensus of the windows of
+// the measured window: the functions selected in more than half of them;
+// and how many functions ran in those windows.
+func groundTruth(path string, p Plan, start, end time.Time) (map[string][]string, []TruthWindow, int, error) {
+	interval := time.Duration(p.Interval)
+	stride := interval / truthStrides
+	wins, err := offline.AggregateTraceWindows(path, start.Add(-interval), end, interval, stride)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if len(wins) == 0 {
-		return nil, nil, 0, fmt.Errorf("ground truth: no complete analysis window of %s between %s and %s",
-			time.Duration(p.Interval), from.Format(time.StampMilli), to.Format(time.StampMilli))
-	}
-	truth := map[string][]string{}
+	votes := map[string]map[string]int{}
+	measured := 0
 	var windows []TruthWindow
 	called := map[string]bool{}
 	for i, stats := range wins {
-		tw := TruthWindow{From: from.Add(time.Duration(i) * time.Duration(p.Interval)), Selected: map[string][]string{}}
+		tw := TruthWindow{From: start.Add(time.Duration(i)*stride - interval), Selected: map[string][]string{}}
+		in := !tw.From.Before(start)
+		if in {
+			measured++
+		}
 		for _, filter := range []string{p.Restricted, p.Expanded} {
 			ev, err := analyzer.Evaluate(stats, settings.Analysis{Criteria: filter, Metrics: metricBinding})
 			if err != nil {
@@ -72,53 +83,79 @@ func groundTruth(path string, p Plan, from, to time.Time) (map[string][]string, 
 			for _, s := range ev.Selected() {
 				sel = append(sel, s.Signature)
 			}
-			slices.Sort(sel)
-			tw.Selected[filter] = sel
+			tw.Selected[filter] = mapSlice(sel, shortSig)
+			slices.Sort(tw.Selected[filter])
 			tw.Candidates = len(ev.Candidates)
+			if !in {
+				continue
+			}
+			if votes[filter] == nil {
+				votes[filter] = map[string]int{}
+			}
+			for _, f := range sel {
+				votes[filter][f]++
+			}
 			for _, s := range ev.Candidates {
 				called[s.Signature] = true
 			}
 		}
 		windows = append(windows, tw)
 	}
+	if measured == 0 {
+		return nil, nil, 0, fmt.Errorf("ground truth: no complete analysis window of %s between %s and %s",
+			interval, start.Format(time.StampMilli), end.Format(time.StampMilli))
+	}
+	truth := map[string][]string{}
 	for _, filter := range []string{p.Restricted, p.Expanded} {
-		truth[filter] = consensus(windows, filter)
+		truth[filter] = []string{}
+		for f, n := range votes[filter] {
+			if 2*n > measured {
+				truth[filter] = append(truth[filter], f)
+			}
+		}
+		slices.Sort(truth[filter])
 	}
 	return truth, windows, len(called), nil
 }
 
-// consensus is the functions filter selects in more than half of windows,
-// sorted.
-func consensus(windows []TruthWindow, filter string) []string {
-	votes := map[string]int{}
-	for _, w := range windows {
-		for _, f := range w.Selected[filter] {
-			votes[f]++
+// truthAgreement is how well truth run r's own windows of its measured
+// window match its consensus for filter: the mean precision and recall of
+// their selections against it, what a live selection that always chose the
+// consensus would reach against the windows (1 and 1 when every window
+// selected the same).
+func truthAgreement(r *RunResult, filter string) (precision, recall float64, n int) {
+	truth := mapSlice(r.Truth[filter], shortSig)
+	for _, w := range r.TruthWindows {
+		if w.From.Before(r.WindowStart) {
+			continue
 		}
+		p, rc := precisionRecall(truth, w.Selected[filter])
+		precision, recall, n = precision+p, recall+rc, n+1
 	}
-	out := []string{}
-	for f, n := range votes {
-		if 2*n > len(windows) {
-			out = append(out, f)
-		}
+	if n == 0 {
+		return 1, 1, 0
 	}
-	slices.Sort(out)
-	return out
+	return precision / float64(n), recall / float64(n), n
 }
 
-// truthAgreement is how well a truth run's own windows match its consensus
-// for filter: the mean precision and recall of their selections against it,
-// the best the live selections can expect to reach on the same load (1 and 1
-// when every window selected the same).
-func truthAgreement(windows []TruthWindow, filter string, truth []string) (precision, recall float64) {
-	if len(windows) == 0 {
-		return 1, 1
+// alignedWindow returns truth run t's window that lies where live run r's
+// cycle at at looked: the window whose start is as far from t's measured
+// window's start as the cycle's window (one interval before at) is from r's,
+// within half a stride; nil when t has none there or either run lacks its
+// window's start.
+func alignedWindow(t, r *RunResult, at time.Time, interval time.Duration) *TruthWindow {
+	if t == nil || t.WindowStart.IsZero() || r.WindowStart.IsZero() {
+		return nil
 	}
-	for _, w := range windows {
-		p, r := precisionRecall(w.Selected[filter], truth)
-		precision, recall = precision+p, recall+r
+	off := at.Add(-interval).Sub(r.WindowStart)
+	tol := interval / truthStrides / 2
+	for i := range t.TruthWindows {
+		w := &t.TruthWindows[i]
+		if d := w.From.Sub(t.WindowStart) - off; d >= -tol && d <= tol {
+			return w
+		}
 	}
-	return precision / float64(len(windows)), recall / float64(len(windows))
+	return nil
 }
 
 // precisionRecall of a selection against the truth: the share of selected
@@ -156,10 +193,10 @@ func jaccard(a, b []string) float64 {
 	return float64(both) / float64(union)
 }
 
-// truthFor finds, among the truth runs of sum, the ground truth of filter
-// under the load of the given patterns (none: the steady load of all three)
-// in round run, else in the earliest round that has one.
-func truthFor(sum *Summary, filter string, patterns []string, run int) ([]string, bool) {
+// truthFor finds, among the truth runs of sum, the one under the load of the
+// given patterns (none: the steady load of all three) in round run, else in
+// the earliest round that has one; nil when there is none.
+func truthFor(sum *Summary, patterns []string, run int) *RunResult {
 	key := strings.Join(patterns, ",")
 	var found *RunResult
 	for _, c := range sum.Plan.Configs {
@@ -171,8 +208,7 @@ func truthFor(sum *Summary, filter string, patterns []string, run int) ([]string
 				continue
 			}
 			if r.Run == run {
-				found = &sum.Runs[i]
-				break
+				return &sum.Runs[i]
 			}
 			if found == nil || r.Run < found.Run {
 				found = &sum.Runs[i]
@@ -180,23 +216,28 @@ func truthFor(sum *Summary, filter string, patterns []string, run int) ([]string
 		}
 		break
 	}
-	if found == nil {
-		return nil, false
-	}
-	t, ok := found.Truth[filter]
-	return t, ok
+	return found
 }
 
 // Quality is how well a configuration's live selections matched the ground
 // truth: the means over every cycle of the measured windows.
 type Quality struct {
 	// Truth is the ground truth's selection (short names) in the first
-	// round; each run is judged against its own round's truth.
+	// round: the consensus of its truth run's windows.
 	Truth []string `json:"truth"`
-	// Cycles is the number of cycles judged.
-	Cycles    int     `json:"cycles"`
-	Precision float64 `json:"precision"`
-	Recall    float64 `json:"recall"`
+	// Cycles is the number of cycles judged. Precision and Recall judge each
+	// against the truth window of its round's truth run that lies where the
+	// cycle's window did (as far from the start of the measured load, which
+	// has the same seed in both: the same simulated users); Aligned cycles
+	// had one, the others (and every cycle of a shift run) are judged against
+	// the consensus. ConsensusPrecision and ConsensusRecall judge every cycle
+	// against its round's consensus.
+	Cycles             int     `json:"cycles"`
+	Precision          float64 `json:"precision"`
+	Recall             float64 `json:"recall"`
+	Aligned            int     `json:"aligned"`
+	ConsensusPrecision float64 `json:"consensusPrecision"`
+	ConsensusRecall    float64 `json:"consensusRecall"`
 	// Stability is the mean Jaccard similarity of consecutive cycles'
 	// selections: 1 when every cycle selected the same.
 	Stability float64 `json:"stability"`
@@ -218,31 +259,47 @@ func judge(sum *Summary, c Config) (q Quality, ok bool) {
 	if !c.TwoPhase() || c.Scope != ScopeModule {
 		return q, false
 	}
-	first, ok := truthFor(sum, c.Filter, c.Patterns, 1)
+	consensus := func(t *RunResult) ([]string, bool) {
+		if t == nil {
+			return nil, false
+		}
+		sel, ok := t.Truth[c.Filter]
+		return mapSlice(sel, shortSig), ok
+	}
+	first, ok := consensus(truthFor(sum, c.Patterns, 1))
 	if !ok {
 		return q, false
 	}
 	var then []string
 	if c.Kind == KindShift {
-		if then, ok = truthFor(sum, c.Filter, c.Then, 1); !ok {
+		if then, ok = consensus(truthFor(sum, c.Then, 1)); !ok {
 			return q, false
 		}
-		q.TruthThen = mapSlice(then, shortSig)
+		q.TruthThen = then
 	}
-	q.Truth = mapSlice(first, shortSig)
-	var pSum, rSum, jSum float64
+	q.Truth = first
+	interval := time.Duration(sum.Plan.Interval)
+	var pSum, rSum, cpSum, crSum, jSum float64
 	pairs := 0
 	for _, r := range sum.Runs {
 		if r.Config != c.Name {
 			continue
 		}
-		truth, _ := truthFor(sum, c.Filter, c.Patterns, r.Run)
+		t := truthFor(sum, c.Patterns, r.Run)
+		truth, _ := consensus(t)
 		for i, cy := range r.Cycles {
+			sel := mapSlice(cy.Functions, shortSig)
 			want := truth
 			if c.Kind == KindShift && !cy.At.Before(r.SwitchAt) {
 				want = then
 			}
-			p, rc := precisionRecall(cy.Functions, want)
+			cp, crc := precisionRecall(sel, want)
+			cpSum, crSum = cpSum+cp, crSum+crc
+			if w := alignedWindow(t, &r, cy.At, interval); w != nil && c.Kind != KindShift {
+				want = w.Selected[c.Filter]
+				q.Aligned++
+			}
+			p, rc := precisionRecall(sel, want)
 			pSum, rSum = pSum+p, rSum+rc
 			q.Cycles++
 			if i > 0 {
@@ -251,13 +308,15 @@ func judge(sum *Summary, c Config) (q Quality, ok bool) {
 			}
 		}
 		if c.Kind == KindShift {
-			q.FollowCycles = append(q.FollowCycles, follow(r.Cycles, r.SwitchAt, truth, then))
+			q.FollowCycles = append(q.FollowCycles, follow(r.Cycles, r.SwitchAt, first, then))
 		}
 	}
 	if q.Cycles == 0 {
 		return q, false
 	}
-	q.Precision, q.Recall = pSum/float64(q.Cycles), rSum/float64(q.Cycles)
+	n := float64(q.Cycles)
+	q.Precision, q.Recall = pSum/n, rSum/n
+	q.ConsensusPrecision, q.ConsensusRecall = cpSum/n, crSum/n
 	q.Stability = 1
 	if pairs > 0 {
 		q.Stability = jSum / float64(pairs)
@@ -266,7 +325,7 @@ func judge(sum *Summary, c Config) (q Quality, ok bool) {
 }
 
 // follow counts the cycles after switchAt until the selection follows the
-// switch from the first truth to then: Quality.FollowCycles.
+// switch from the first truth to then (short names): Quality.FollowCycles.
 func follow(cycles []Cycle, switchAt time.Time, first, then []string) int {
 	var before []string
 	n := 0
@@ -276,7 +335,8 @@ func follow(cycles []Cycle, switchAt time.Time, first, then []string) int {
 			continue
 		}
 		n++
-		if !slices.Equal(cy.Functions, before) && f1(cy.Functions, then) >= f1(cy.Functions, first) {
+		sel := mapSlice(cy.Functions, shortSig)
+		if !slices.Equal(cy.Functions, before) && f1(sel, then) >= f1(sel, first) {
 			return n
 		}
 	}

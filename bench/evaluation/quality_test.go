@@ -63,22 +63,25 @@ func TestGroundTruthPerWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(wins) != windows || called != 8 {
-		t.Errorf("%d windows, %d functions called; want %d and 8 (the start-up function is before the window)", len(wins), called, windows)
+	// Windows of one second every 200 ms from a second before from, the
+	// last ending by to: 23, of which 18 start in the measured window.
+	if len(wins) != 23 || called != 8 {
+		t.Errorf("%d windows, %d functions called; want 23 and 8 (the start-up function is before the window)", len(wins), called)
 	}
 	for i, win := range wins {
-		if got := win.Selected[p.Expanded]; !reflect.DeepEqual(got, []string{"f6", "f7"}) {
-			t.Errorf("window %d selects %v, want [f6 f7]", i, got)
-		}
-		if want := from.Add(time.Duration(i) * time.Second); !win.From.Equal(want) {
+		if want := from.Add(time.Duration(i)*200*time.Millisecond - time.Second); !win.From.Equal(want) {
 			t.Errorf("window %d from %v, want %v", i, win.From, want)
+		}
+		if got := win.Selected[p.Expanded]; !win.From.Before(from) && !reflect.DeepEqual(got, []string{"f6", "f7"}) {
+			t.Errorf("window %d selects %v, want [f6 f7]", i, got)
 		}
 	}
 	if got := truth[p.Expanded]; !reflect.DeepEqual(got, []string{"f6", "f7"}) {
 		t.Errorf("ground truth of %q: %v, want [f6 f7] (the whole trace's below)", p.Expanded, got)
 	}
-	if pr, rc := truthAgreement(wins, p.Expanded, truth[p.Expanded]); pr != 1 || rc != 1 {
-		t.Errorf("windows against their consensus: precision %v, recall %v, want 1 and 1", pr, rc)
+	r := &RunResult{Truth: truth, TruthWindows: wins, WindowStart: from}
+	if pr, rc, n := truthAgreement(r, p.Expanded); pr != 1 || rc != 1 || n != 18 {
+		t.Errorf("the consensus against its %d windows: precision %v, recall %v, want 18, 1 and 1", n, pr, rc)
 	}
 	// The premise: over the whole trace the filter selects otherwise.
 	stats, err := offline.AggregateTrace(path)
@@ -98,20 +101,45 @@ func TestGroundTruthPerWindow(t *testing.T) {
 	}
 }
 
-func TestConsensus(t *testing.T) {
-	const f = "filter"
-	win := func(fs ...string) TruthWindow { return TruthWindow{Selected: map[string][]string{f: fs}} }
-	for _, tc := range []struct {
-		windows []TruthWindow
-		want    []string
-	}{
-		{[]TruthWindow{win("a", "b"), win("a"), win("a", "c")}, []string{"a"}},
-		{[]TruthWindow{win("a", "b"), win("b")}, []string{"b"}}, // a in half: not a majority
-		{[]TruthWindow{win(), win("a")}, []string{}},
-		{nil, []string{}},
-	} {
-		if got := consensus(tc.windows, f); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("consensus of %v = %v, want %v", tc.windows, got, tc.want)
+// TestJudgeAligned: each live cycle is judged against its round's truth
+// window that lies where the cycle looked. The truth run here selects a and
+// b in its first second (the new users' start) and a alone after it, so its
+// consensus is {a}; the live run's first cycle looked at its first second
+// and selected a and b, its second cycle a: both right. Against the
+// consensus the first would count half wrong.
+func TestJudgeAligned(t *testing.T) {
+	const filter = "more frequent"
+	p := Plan{Interval: settings.Duration(time.Second), Restricted: "most frequent", Expanded: filter}
+	p.Configs = []Config{
+		{Name: "truth", Kind: KindTruth, Scope: ScopeModule},
+		{Name: "expanded-100", Kind: KindExpanded, Scope: ScopeModule, Filter: filter, Sampling: 100},
+	}
+	base := time.Unix(1000, 0)
+	truth := RunResult{Config: "truth", Run: 1, WindowStart: base, Truth: map[string][]string{filter: {"a"}}}
+	for i := range 30 { // from one second before the measured window, every 200 ms
+		from := base.Add(time.Duration(i)*200*time.Millisecond - time.Second)
+		sel := []string{"a"}
+		if from.Sub(base) >= -100*time.Millisecond && from.Sub(base) < 600*time.Millisecond {
+			sel = []string{"a", "b"}
 		}
+		truth.TruthWindows = append(truth.TruthWindows, TruthWindow{From: from, Selected: map[string][]string{filter: sel}})
+	}
+	live := RunResult{Config: "expanded-100", Run: 1, WindowStart: base.Add(time.Hour), Cycles: []Cycle{
+		{At: base.Add(time.Hour + time.Second + 30*time.Millisecond), Functions: []string{"a", "b"}},
+		{At: base.Add(time.Hour + 2*time.Second + 30*time.Millisecond), Functions: []string{"a"}},
+	}}
+	sum := &Summary{Plan: p, Runs: []RunResult{truth, live}}
+	q, ok := judge(sum, p.Configs[1])
+	if !ok || q.Cycles != 2 || q.Aligned != 2 || q.Precision != 1 || q.Recall != 1 {
+		t.Errorf("aligned: %+v, want 2 cycles aligned, precision 1, recall 1", q)
+	}
+	if q.ConsensusPrecision != 0.75 || q.ConsensusRecall != 1 {
+		t.Errorf("against the consensus: precision %v, recall %v, want 0.75 and 1", q.ConsensusPrecision, q.ConsensusRecall)
+	}
+	// Without the windows' starts (a summary.json of an older run) the
+	// consensus judges.
+	sum.Runs[1].WindowStart = time.Time{}
+	if q, _ := judge(sum, p.Configs[1]); q.Aligned != 0 || q.Precision != 0.75 {
+		t.Errorf("no window start: %+v, want the consensus's precision 0.75", q)
 	}
 }

@@ -259,6 +259,12 @@ func writeQuality(w io.Writer, sum *Summary) {
 		}
 	}
 	for _, cs := range sum.Configs {
+		if q := cs.Quality; q != nil && cs.Kind != KindShift {
+			lines = append(lines, fmt.Sprintf("  %s: %d of %d cycles judged against the truth window where they looked, the others against the consensus; against the consensus alone precision %.2f, recall %.2f",
+				cs.Name, q.Aligned, q.Cycles, q.ConsensusPrecision, q.ConsensusRecall))
+		}
+	}
+	for _, cs := range sum.Configs {
 		q := cs.Quality
 		if cs.Kind != KindShift || q == nil {
 			continue
@@ -270,7 +276,7 @@ func writeQuality(w io.Writer, sum *Summary) {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Ground truth (tigris analyze over a complete fine trace of the same load: what it selects in most of the analysis windows of the measured window) and the shift of pattern:")
+	fmt.Fprintln(w, "Ground truth (tigris analyze over a complete fine trace of the same load, one analysis window at a time; the consensus: what it selects in most windows of the measured window) and the shift of pattern:")
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
@@ -303,10 +309,8 @@ func truthLines(sum *Summary, c Config) []string {
 				texts = append(texts, t)
 			}
 			rounds[t] = append(rounds[t], strconv.Itoa(r.Run))
-			if n := len(r.TruthWindows); n > 0 {
-				p, rc := truthAgreement(r.TruthWindows, f.text, r.Truth[f.text])
-				wp, wr, windows = wp+p*float64(n), wr+rc*float64(n), windows+n
-			}
+			p, rc, n := truthAgreement(r, f.text)
+			wp, wr, windows = wp+p*float64(n), wr+rc*float64(n), windows+n
 		}
 		for _, t := range texts {
 			which := ""
@@ -319,7 +323,7 @@ func truthLines(sum *Summary, c Config) []string {
 			lines = append(lines, fmt.Sprintf("  %s, %s filter%s: %s", c.Label, f.name, which, t))
 		}
 		if windows > 0 {
-			lines = append(lines, fmt.Sprintf("    its %d windows against their round's truth: precision %.2f, recall %.2f",
+			lines = append(lines, fmt.Sprintf("    the consensus against its %d windows: precision %.2f, recall %.2f",
 				windows, wp/float64(windows), wr/float64(windows)))
 		}
 	}

@@ -59,6 +59,8 @@ type RunResult struct {
 	Cycles       []Cycle `json:"cycles,omitempty"`
 	// Selected is the selection in force at the end of the window.
 	Selected []string `json:"selected,omitempty"`
+	// WindowStart is when the measured window's load started.
+	WindowStart time.Time `json:"windowStart,omitzero"`
 	// SwitchAt is when a shift configuration's load switched pattern.
 	SwitchAt time.Time `json:"switchAt,omitzero"`
 	// Truth is a truth configuration's ground truth: per filter text, the
