@@ -54,10 +54,11 @@ configurations, each a build of one scope:
   narrow-phase1, narrow-full, deps-phase1, deps-full, deps-expanded-10
                     the same on the other scopes
   truth, truth-browse, truth-maintenance
-                    once: every call of the module traced with its result's
-                    size under the steady load, the browsing users alone and
-                    the front desk alone; tigris analyze's selection from the
-                    trace is the ground truth of each filter
+                    every call of the module traced with its result's size
+                    under the steady load (every round, with the round's
+                    users), the browsing users alone and the front desk alone
+                    (once); tigris analyze's selection from each one-second
+                    window of the trace is the ground truth of each filter
   shift-restricted, shift-expanded
                     once: two-phase at 10 %, the load switching from browsing
                     to the front desk after 4 analysis intervals
@@ -71,7 +72,8 @@ then measures the next --duration: the CPU time of the service's threads over
 the requests served, and the throughput. The table gives medians over the runs
 with 95 % bootstrap intervals, the CPU per request against no monitoring, the
 extra CPU the per-call costs of docs/performance.md predict, and the precision
-and recall of the live selections against the ground truth.
+and recall of the live selections against the ground truth: each cycle against
+the truth window where it looked.
 
 Plans (per configuration):
   --tiny    1 run of 1.5 s after 2 s, sampling 100 and 1 %: a smoke test
