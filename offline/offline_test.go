@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/workdir"
@@ -255,5 +256,58 @@ func TestExplainRounds(t *testing.T) {
 		if c.criteria == "" && !strings.Contains(out, "expensive: more (mean-time 271µs)") {
 			t.Errorf("the mean time of findVets (271.3485 µs) is not 271µs:\n%s", out)
 		}
+	}
+}
+
+// TestAggregateTraceWindows: a call counts in the windows its exit falls in,
+// as the monitor counts it; overlapping windows share calls; every window
+// lists every defined probe; calls before from and windows that would end
+// after to are left out.
+func TestAggregateTraceWindows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.tgr")
+	base := time.Unix(5_000_000, 0)
+	w, err := writer.NewSync(writer.Options{Path: path, Clock: writer.ClockBase{Wall: base.UnixNano()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Define(writer.ProbeDef{ID: 1, Signature: "a"})
+	w.Define(writer.ProbeDef{ID: 2, Signature: "b"})
+	ms := int64(time.Millisecond)
+	for _, c := range []struct {
+		id      uint32
+		in, out int64 // ms from base
+	}{
+		{1, 0, 50},      // before from
+		{1, 90, 120},    // entered before from, exits in window 0
+		{1, 300, 400},   // windows 0 and 1
+		{2, 550, 560},   // windows 1 and 2
+		{1, 1050, 1090}, // window 2 only (a fourth would end after to)
+	} {
+		w.Write(&writer.Record{Probe: c.id, TIn: c.in * ms, TOut: c.out * ms})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	from := base.Add(100 * time.Millisecond)
+	// Windows of 500 ms every 250 ms from 100 ms, ending by 1200 ms: three
+	// ([100, 600), [350, 850), [600, 1100)).
+	wins, err := AggregateTraceWindows(path, from, base.Add(1200*time.Millisecond), 500*time.Millisecond, 250*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]uint64{{2, 1}, {1, 1}, {1, 0}}
+	if len(wins) != len(want) {
+		t.Fatalf("%d windows, want %d", len(wins), len(want))
+	}
+	for i, win := range wins {
+		if len(win) != 2 || win[0].Signature != "a" || win[1].Signature != "b" {
+			t.Fatalf("window %d: %+v, want probes a and b", i, win)
+		}
+		if got := [2]uint64{win[0].Count, win[1].Count}; got != want[i] {
+			t.Errorf("window %d counts %v, want %v", i, got, want[i])
+		}
+	}
+	if a := wins[0][0]; a.MeanNs != float64(65*ms) || a.InterArrivalNs != float64(250*ms) {
+		t.Errorf("window 0, a: mean %v, inter-arrival %v; want 65 ms (30 and 100) and 250 ms (2 calls in 500 ms)", a.MeanNs, a.InterArrivalNs)
 	}
 }
