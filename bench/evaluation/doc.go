@@ -14,9 +14,10 @@
 // traced; restricted-s and expanded-s, two-phase at sampling s) on the build
 // that probes every function of the service's module, the same on the
 // example's narrow selection and on one that adds the hot packages of its
-// dependencies ([Scopes]), the ground truth of the filters (truth runs whose
-// complete fine trace the offline analyzer reads) and two-phase runs whose
-// load switches navigation pattern in the middle (shift).
+// dependencies ([Scopes]), the ground truth of the filters (truth runs, one a
+// round, whose complete fine trace the offline analyzer reads one analysis
+// window at a time, as the live analyzer sees its statistics) and two-phase
+// runs whose load switches navigation pattern in the middle (shift).
 //
 // [Driver.Run] builds the service plainly and once per scope with tigris,
 // runs every configuration in fresh processes, interleaved, with the service
@@ -28,9 +29,9 @@
 // and throughput with 95 % bootstrap intervals, the CPU against no
 // monitoring, what the per-call costs predict ([CostModel]) and the live
 // selections' precision, recall and stability against the ground truth
-// ([Quality]). [Report] writes summary.json, table.txt, cpu.svg and
-// throughput.svg; [ReadSummary] reads a summary.json back and summarizes it
-// again.
+// ([Quality]: each cycle against the truth window where it looked).
+// [Report] writes summary.json, table.txt, cpu.svg and throughput.svg;
+// [ReadSummary] reads a summary.json back and summarizes it again.
 //
 //	p := evaluation.QuickPlan()
 //	p.Configs = evaluation.Configs(p)
