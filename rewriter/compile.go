@@ -1,10 +1,13 @@
 package rewriter
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -205,14 +208,85 @@ func (p *proxy) reducedInliningPass(ta *toolArgs, workDir string, files []string
 	if err != nil {
 		return Inlining{}, err
 	}
-	out, err := p.spawnCapturing(argv)
+	cmd := exec.Command(p.tool, argv...)
+	cmd.Args[0] = p.tool
+	cmd.Env = p.env.list
+	out, stopped, err := compileUntilInlined(cmd)
 	defer os.RemoveAll(dir)
 	if err != nil {
 		return Inlining{}, fmt.Errorf("%v: %s", err, firstLines(out, 3))
 	}
+	if stopped {
+		p.logf("compile %s: the inlining pass stopped where escape analysis began", ta.value("p"))
+	}
 	inl, _ := parseInlining(out)
 	return inl, nil
 }
+
+// compileUntilInlined runs cmd, a compile with -m=2 whose output is
+// scratch, and returns what it printed (stdout and stderr together) up to
+// the end of its inlining. With -m the compiler prints each diagnostic as
+// it makes it, and it analyses escapes only once it has inlined every call
+// of the package (cmd/compile/internal/gc.Main); so the first line of
+// escape analysis (escapeLine) says that every inlining line has been
+// printed, and the compile is killed there, sparing its escape analysis
+// and backend (which -m runs serially: three fifths of the reduced compile
+// of a large server package). stopped reports that it was; a compile that
+// never prints such a line runs to its end.
+func compileUntilInlined(cmd *exec.Cmd) (out string, stopped bool, err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", false, err
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		return "", false, err
+	}
+	var b strings.Builder
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if escapeLine(line) {
+			stopped = true
+			cmd.Process.Kill()
+			break
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	scanErr := sc.Err() // a line too long: what follows it is not read
+	if scanErr != nil {
+		cmd.Process.Kill()
+	}
+	io.Copy(io.Discard, r) // until the compiler's end closes the pipe
+	r.Close()
+	err = cmd.Wait()
+	switch {
+	case scanErr != nil:
+		return b.String(), false, fmt.Errorf("reading the compiler's output: %w", scanErr)
+	case stopped:
+		err = nil
+	}
+	return b.String(), stopped, err
+}
+
+// escapeLine reports whether line is a diagnostic of the compiler's escape
+// analysis (-m): "x escapes to heap", "x does not escape", "leaking param:
+// x", "moved to heap: x", and -m=2's explanations ("  flow: ...").
+// Inlining's own lines are never taken for one.
+func escapeLine(line string) bool {
+	if canInline.MatchString(line) || inliningCall.MatchString(line) || strings.Contains(line, ": cannot inline ") {
+		return false
+	}
+	return escapeDiag.MatchString(line)
+}
+
+// escapeDiag matches the escape analysis's diagnostics.
+var escapeDiag = regexp.MustCompile(`^.*:\d+:\d+: (.* escapes to heap|.* does not escape|leaking param( content)?: |moved to heap: |  +flow: )`)
 
 // firstLines is the first n lines of s.
 func firstLines(s string, n int) string {

@@ -49,9 +49,14 @@
 // never takes away an instantiation of a generic function of the package,
 // and a stub in a cycle of calls with a kept function refers to what the
 // body called (the compiler decides on a cycle's functions in an order its
-// calls set). On a large server package two fifths of the functions were
-// stubbed and the pass took 38 % of the whole package's compile;
-// TestInliningPassAgreesWithCompiler compares both compiles' decisions.
+// calls set). The compiler prints each -m line as it decides, and analyses
+// escapes only after it has inlined the whole package: at the first line of
+// escape analysis every inlining line is out, and the proxy kills the
+// compile there (compileUntilInlined), sparing escape analysis and the
+// backend, which -m runs serially. On a large server package two fifths of
+// the functions were stubbed and the pass took 4.0 s of CPU against 32.3 s
+// for the whole package's compile; TestInliningPassAgreesWithCompiler
+// compares both compiles' decisions.
 // Under profile-guided optimization (the compiler inlines large hot
 // functions) or when the reduced compile fails, the whole package is
 // compiled, into the real output.

@@ -327,12 +327,23 @@ func (pj *packageJob) notInlined() (noInline map[*types.Func]bool, floors map[*t
 			bodies[fn] = fd.Body
 		}
 	}
-	// Each round raises floors; a few suffice (each follows one more level
-	// of calls), and the bound keeps a long chain linear.
-	for round, changed := 0, true; changed && round < 8; round++ {
+	// Each body is counted once (costTerms); each round then raises the
+	// floors from the callees' (each follows one more level of calls) until
+	// none moves. Floors and noInline only grow, and a call adds at most
+	// extraCallCost, so this ends, at the same floors in any order.
+	type terms struct {
+		n       int
+		callees []*types.Func
+	}
+	counted := make(map[*types.Func]terms, len(bodies))
+	for fn, body := range bodies {
+		n, callees := costTerms(body, pj.info)
+		counted[fn] = terms{n, callees}
+	}
+	for changed := true; changed; {
 		changed = false
-		for fn, body := range bodies {
-			f := costFloor(body, pj.info, floors, noInline)
+		for fn, t := range counted {
+			f := floorOf(t.n, t.callees, floors, noInline)
 			if f > floors[fn] {
 				floors[fn], changed = f, true
 			}
@@ -384,7 +395,7 @@ func neverInlined(body *ast.BlockStmt, info *types.Info) bool {
 	return found
 }
 
-// costFloor is a lower bound of the compiler's inlining cost of body: the
+// costFloor, a lower bound of the compiler's inlining cost of a body: the
 // compiler charges at least one for every node of its IR (types and no-op
 // conversions aside), and the nodes counted here each become at least one: a
 // statement, a call that is no conversion and the name it calls, an operator
@@ -397,8 +408,20 @@ func neverInlined(body *ast.BlockStmt, info *types.Info) bool {
 // literals (counted with their own budget in some cases). Three quarters of
 // the count is the bound: the compiler folds nodes the count does not know
 // of. TestInliningPassAgreesWithCompiler checks it against the compiler.
-func costFloor(body *ast.BlockStmt, info *types.Info, floors map[*types.Func]int, noInline map[*types.Func]bool) int {
-	n := 0
+//
+// floorOf is costFloor from the terms costTerms counts once per body: n, the
+// count of its nodes, and the callees of its calls, each charged calleeFloor.
+func floorOf(n int, callees []*types.Func, floors map[*types.Func]int, noInline map[*types.Func]bool) int {
+	for _, fn := range callees {
+		n += calleeFloor(fn, floors, noInline)
+	}
+	return n * 3 / 4 // a margin for what the compiler folds that the count does not know of
+}
+
+// costTerms counts body's nodes for costFloor, all but what its calls'
+// callees add (calleeFloor), which depends on the floors: those callees are
+// returned, one for each call.
+func costTerms(body *ast.BlockStmt, info *types.Info) (n int, callees []*types.Func) {
 	var stmts func([]ast.Stmt)
 	var node func(ast.Node) bool
 	node = func(x ast.Node) bool {
@@ -484,15 +507,15 @@ func costFloor(body *ast.BlockStmt, info *types.Info, floors map[*types.Func]int
 						n += extraCallCost // a func-typed field
 					case s.Kind() == types.MethodVal && types.IsInterface(s.Recv()) && !isTypeParam(s.Recv()):
 						n += extraCallCost
-					case s.Kind() == types.MethodVal:
-						n += calleeFloor(fn, floors, noInline)
+					case s.Kind() == types.MethodVal && fn != nil:
+						callees = append(callees, fn)
 					}
 					break
 				}
 			}
 			if fn != nil && fn.Type().(*types.Signature).Recv() == nil {
 				n++ // the name called
-				n += calleeFloor(fn, floors, noInline)
+				callees = append(callees, fn)
 			}
 		case *ast.BinaryExpr:
 			if t, ok := info.Types[x].Type.Underlying().(*types.Basic); !ok || t.Info()&types.IsString == 0 || x.Op != token.ADD {
@@ -540,7 +563,7 @@ func costFloor(body *ast.BlockStmt, info *types.Info, floors map[*types.Func]int
 		}
 	}
 	stmts(body.List)
-	return n * 3 / 4 // a margin for what the compiler folds that the count does not know of
+	return n, callees
 }
 
 // calleeFloor is the least a call of fn adds to its caller's cost beyond the

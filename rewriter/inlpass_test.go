@@ -101,16 +101,35 @@ func checkInliningPass(t *testing.T, dir, path string) {
 		v := strings.Split(pkg.Module.GoVersion, ".")
 		lang = "go" + strings.Join(v[:min(2, len(v))], ".")
 	}
+	toolDir, err := exec.Command("go", "env", "GOTOOLDIR").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The whole package's compile runs to its end; the reduced one as the
+	// proxy runs it (compileUntilInlined), which must stop where escape
+	// analysis begins.
 	compile := func(name string, files []string) (Inlining, map[string]int) {
-		args := []string{"tool", "compile", "-p", path, "-importcfg", cfgFile, "-o", filepath.Join(work, name+".a"), "-m=2"}
+		args := []string{"-p", path, "-importcfg", cfgFile, "-o", filepath.Join(work, name+".a"), "-m=2"}
 		if pkg.Standard {
 			args = append(args, "-std")
 		}
 		if lang != "" {
 			args = append(args, "-lang="+lang)
 		}
-		cmd := exec.Command("go", append(args, files...)...)
-		out, err := cmd.CombinedOutput()
+		cmd := exec.Command(filepath.Join(strings.TrimSpace(string(toolDir)), "compile"), append(args, files...)...)
+		var out []byte
+		var err error
+		if name == "reduced" {
+			var text string
+			var stopped bool
+			text, stopped, err = compileUntilInlined(cmd)
+			out = []byte(text)
+			if err == nil && !stopped {
+				t.Errorf("the reduced compile of %s ran to its end: no line of escape analysis was recognised (escapeLine)", path)
+			}
+		} else {
+			out, err = cmd.CombinedOutput()
+		}
 		if cmd.ProcessState != nil {
 			t.Logf("%s compile: %v CPU", name, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
