@@ -416,7 +416,7 @@ func (pj *packageJob) probe(c candidate) (prologue, end string) {
 	if !deferred {
 		// Each return ends a started call with the values it returns;
 		// a function without results ends it at its closing brace too.
-		done := pj.doneCall(sig, names)
+		done := pj.doneCall(sig, names, pj.universalAt(c.fd, rets))
 		pj.returnsThrough(c.file, names, rets, done+"; return")
 		if !hasResults {
 			end = "; " + done + "; "
@@ -613,10 +613,38 @@ func (pj *packageJob) exitCall(sig *types.Signature, names []string) string {
 	return fmt.Sprintf("%s.Exit%s(&__tg, %s, &%s)", alias, kind, errArg, names[0])
 }
 
-// doneCall returns the call that ends a defer-free probe's call at the
-// function's single return, with the values being returned.
-func (pj *packageJob) doneCall(sig *types.Signature, names []string) string {
+// doneCall returns the statement that ends a defer-free probe's call at a
+// return of the function, with the values being returned: a test of the
+// Call and the call of End: what monitor.Done… inlines to, written out, so
+// that the compiler has no call to inline at every return (on a large
+// package those inlined calls took a tenth of a plain compile's memory).
+//
+// Where the function declares one of the predeclared names that statement
+// uses (len, int64, nil, true, false) the call of monitor.Done… it stands for
+// is kept (universal is false).
+func (pj *packageJob) doneCall(sig *types.Signature, names []string, universal bool) string {
 	errIdx, kind := pj.resultKinds(sig)
+	if !universal {
+		return pj.inlinedDoneCall(errIdx, kind, names)
+	}
+	failed := "false"
+	if errIdx >= 0 {
+		failed = names[errIdx] + " != nil"
+	}
+	size := "0, false"
+	switch kind {
+	case "":
+	case "Int":
+		size = fmt.Sprintf("int64(%s), true", names[0])
+	default:
+		size = fmt.Sprintf("int64(len(%s)), true", names[0])
+	}
+	return fmt.Sprintf("if __tgc != nil { __tgc.End(%s, %s) }", failed, size)
+}
+
+// inlinedDoneCall is the call of monitor.Done… that ends a started call
+// with the values being returned, for doneCall.
+func (pj *packageJob) inlinedDoneCall(errIdx int, kind string, names []string) string {
 	switch {
 	case errIdx < 0 && kind == "":
 		return alias + ".Done(__tgc)"
@@ -628,6 +656,32 @@ func (pj *packageJob) doneCall(sig *types.Signature, names []string) string {
 		errArg = names[errIdx]
 	}
 	return fmt.Sprintf("%s.Done%s(__tgc, %s, %s)", alias, kind, errArg, names[0])
+}
+
+// universalAt reports whether the predeclared names doneCall writes mean
+// the universe's at every return of fd and at its closing brace: neither
+// the function nor its package declares one of them anew.
+func (pj *packageJob) universalAt(fd *ast.FuncDecl, rets []*ast.ReturnStmt) bool {
+	scope := pj.info.Scopes[fd.Type]
+	if scope == nil {
+		return false
+	}
+	positions := []token.Pos{fd.Body.Rbrace}
+	for _, r := range rets {
+		positions = append(positions, r.Pos())
+	}
+	for _, pos := range positions {
+		inner := scope.Innermost(pos)
+		if inner == nil {
+			inner = scope
+		}
+		for _, name := range []string{"len", "int64", "nil", "true", "false"} {
+			if _, obj := inner.LookupParent(name, pos); obj == nil || obj.Parent() != types.Universe {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // resultKinds returns the index of the error result (-1 for none) and the

@@ -112,7 +112,7 @@ func (s *Session) LinkFlags() []string {
 
 // instrumenterVersion changes whenever generated code changes shape, so objects
 // built by an older tigris are not reused even when the binary hash would not tell.
-const instrumenterVersion = "tigris-instrumenter-6"
+const instrumenterVersion = "tigris-instrumenter-7"
 
 // MonitorPackages are the import paths every instrumented package imports; the
 // proxy resolves their export data (with dependencies) for compile and link.

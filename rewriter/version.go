@@ -12,7 +12,7 @@ import (
 
 // monitorCodeVersion is the monitor.CodeVersion this rewriter generates code
 // for (TestMonitorCodeVersion keeps the two in step).
-const monitorCodeVersion = 8
+const monitorCodeVersion = 9
 
 // codeVersionDecl finds the constant in the monitor's sources.
 var codeVersionDecl = regexp.MustCompile(`(?m)^\s*(?:const\s+)?CodeVersion\s*=\s*([0-9]+)\s*$`)

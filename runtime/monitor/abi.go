@@ -26,15 +26,17 @@ import (
 // A function without a defer statement of its own gets a probe without a
 // defer. Each return statement becomes an assignment of the returned values
 // to its results (named by the rewriter where they had no names: __tgrN),
-// the call that ends a started call, and a bare return:
+// the test and the call that end a started call, and a bare return:
 //
 //	var __tgc *__tigris.Call; if __tigris_p[3].On() { __tg := __tigris.Start(&__tigris_p[3]); __tgc = &__tg };
 //		...
-//		{ __tgr0, err = v, nil; __tigris.DoneInt(__tgc, err, __tgr0); return }
+//		{ __tgr0, err = v, nil; if __tgc != nil { __tgc.End(err != nil, int64(__tgr0), true) }; return }
 //
-// (Done, DoneErr, DoneString, DoneSlice, DoneMap, DoneChan, DoneInt, by the
-// results; a function without results also ends the call at its closing
-// brace). With the probe off, the function runs its own code plus a load and
+// (End's size is len of a string, slice, map or channel result, an integer
+// result's value, or none: `__tgc.End(false, 0, false)`; a function
+// without results also ends the call at its closing brace; Done, DoneErr,
+// DoneString, ... are the same test and call as functions, which inline).
+// With the probe off, the function runs its own code plus a load and
 // a branch at entry and a test of __tgc at each return: no defer
 // bookkeeping, and its results stay in registers (a function with any defer
 // statement keeps its results in its frame). A panic passing through such a
@@ -60,15 +62,15 @@ import (
 //   - Probe.On inlines to one atomic load; when the probe is off nothing
 //     else runs, and the Call is not even declared (so not zeroed: that is
 //     why the prologue asks the probe first rather than testing a Call that
-//     Enter returns). Start, Enter, the exits and the Dones never allocate,
-//     block or panic; the Dones inline to a test of their Call.
+//     Enter returns). Start, Enter, End, the exits and the Dones never
+//     allocate, block or panic; the Dones inline to a test of their Call.
 //   - A call-site probe (rewriter/callsite.go) needs its Call before the
 //     call and its exit after it, in one statement list:
 //     `__tgc3 := __tigris.Enter(&__tigris_p[7]); ...; if __tgc3.On() {
 //     __tgc3.Exit(err) }`. Enter is Start behind the same check, returning
 //     the zero Call when the probe is off.
 //   - The Call lives in the instrumented function's frame; the exits must be
-//     called (deferred) with a pointer to it, or a Done with it at the
+//     called (deferred) with a pointer to it, or End (a Done) with it at the
 //     function's return, once per Start (or Enter whose Call is On). A
 //     second call is harmless. They tell a panicking exit from a normal one
 //     by where the unwinding panic started relative to the Call (gslots.go:
@@ -91,7 +93,7 @@ import (
 // for (rewriter/version.go), and says which versions met, instead of failing
 // with compile or link errors in generated code. Increment it with every
 // incompatible change to anything in this file.
-const CodeVersion = 8
+const CodeVersion = 9
 
 // Mode values as stored in Probe.mode; the prologue only compares with modeOff.
 const (
@@ -316,19 +318,19 @@ func (c *Call) On() bool { return c.p != nil }
 // Exit ends a probed call; err is the function's error result (nil when it has
 // none). It is deferred by the prologue, so it also runs when the function panics.
 func (c *Call) Exit(err error) {
-	c.exit(err != nil, 0, false)
+	c.End(err != nil, 0, false)
 }
 
 // ExitSize is Exit for functions whose first non-error result has a cheap size
 // (len of a string, slice or map; an integer's value): the size feeds the
 // changeability estimate (spread of result sizes).
 func (c *Call) ExitSize(err error, size int64) {
-	c.exit(err != nil, size, true)
+	c.End(err != nil, size, true)
 }
 
 // ExitErr is Exit for a function whose error result is *err when it returns.
 func (c *Call) ExitErr(err *error) {
-	c.exit(*err != nil, 0, false)
+	c.End(*err != nil, 0, false)
 }
 
 // failed reports whether an optional error result is set.
@@ -336,25 +338,25 @@ func failed(err *error) bool { return err != nil && *err != nil }
 
 // ExitString ends a call whose first result, *r, is a string (err, when not
 // nil, points to its error result); the size is its length.
-func ExitString[T ~string](c *Call, err *error, r *T) { c.exit(failed(err), int64(len(*r)), true) }
+func ExitString[T ~string](c *Call, err *error, r *T) { c.End(failed(err), int64(len(*r)), true) }
 
 // ExitSlice is ExitString for a slice result.
-func ExitSlice[T ~[]E, E any](c *Call, err *error, r *T) { c.exit(failed(err), int64(len(*r)), true) }
+func ExitSlice[T ~[]E, E any](c *Call, err *error, r *T) { c.End(failed(err), int64(len(*r)), true) }
 
 // ExitMap is ExitString for a map result.
 func ExitMap[T ~map[K]V, K comparable, V any](c *Call, err *error, r *T) {
-	c.exit(failed(err), int64(len(*r)), true)
+	c.End(failed(err), int64(len(*r)), true)
 }
 
 // ExitChan is ExitString for a channel result that can be received from
 // (chan E or <-chan E; a send-only channel has no size for tigris).
 func ExitChan[T ~chan E | ~<-chan E, E any](c *Call, err *error, r *T) {
-	c.exit(failed(err), int64(len(*r)), true)
+	c.End(failed(err), int64(len(*r)), true)
 }
 
 // ExitInt is ExitString for an integer result: the size is its value.
 func ExitInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](c *Call, err *error, r *T) {
-	c.exit(failed(err), int64(*r), true)
+	c.End(failed(err), int64(*r), true)
 }
 
 // Floor is what a probe compiled under monitor.floor: true calls when it is
@@ -374,14 +376,14 @@ func Floor(p *Probe) {}
 // sized first result; nil c does nothing.
 func Done(c *Call) {
 	if c != nil {
-		c.exit(false, 0, false)
+		c.End(false, 0, false)
 	}
 }
 
 // DoneErr is Done for a function returning err as its error result.
 func DoneErr(c *Call, err error) {
 	if c != nil {
-		c.exit(err != nil, 0, false)
+		c.End(err != nil, 0, false)
 	}
 }
 
@@ -389,43 +391,52 @@ func DoneErr(c *Call, err error) {
 // is its error result, nil when it has none); the size is its length.
 func DoneString[T ~string](c *Call, err error, r T) {
 	if c != nil {
-		c.exit(err != nil, int64(len(r)), true)
+		c.End(err != nil, int64(len(r)), true)
 	}
 }
 
 // DoneSlice is DoneString for a slice result.
 func DoneSlice[T ~[]E, E any](c *Call, err error, r T) {
 	if c != nil {
-		c.exit(err != nil, int64(len(r)), true)
+		c.End(err != nil, int64(len(r)), true)
 	}
 }
 
 // DoneMap is DoneString for a map result.
 func DoneMap[T ~map[K]V, K comparable, V any](c *Call, err error, r T) {
 	if c != nil {
-		c.exit(err != nil, int64(len(r)), true)
+		c.End(err != nil, int64(len(r)), true)
 	}
 }
 
 // DoneChan is DoneString for a channel result that can be received from.
 func DoneChan[T ~chan E | ~<-chan E, E any](c *Call, err error, r T) {
 	if c != nil {
-		c.exit(err != nil, int64(len(r)), true)
+		c.End(err != nil, int64(len(r)), true)
 	}
 }
 
 // DoneInt is DoneString for an integer result: the size is its value.
 func DoneInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](c *Call, err error, r T) {
 	if c != nil {
-		c.exit(err != nil, int64(r), true)
+		c.End(err != nil, int64(r), true)
 	}
 }
 
-// exit ends a call for the exits. go:norace: it touches the trace context
-// (see traceCtx).
+// exit is End, for the exits.
+func (c *Call) exit(failed bool, size int64, hasSize bool) { c.End(failed, size, hasSize) }
+
+// End ends a call c started, at a return of a function without a deferred
+// exit, when c is not nil: failed tells whether its error result is set,
+// size is its first result's size when hasSize. The generated return calls
+// it behind its own test of the Call, `if __tgc != nil { __tgc.End(err !=
+// nil, int64(len(r0)), true) }`, which is what a Done inlines to, without an
+// inlined call at every return for the compiler to build. The exits and
+// the Dones call it too. go:norace: it touches the trace context (see
+// traceCtx).
 //
 //go:norace
-func (c *Call) exit(failed bool, size int64, hasSize bool) {
+func (c *Call) End(failed bool, size int64, hasSize bool) {
 	p := c.p
 	if p == nil || c.fine&flagExited != 0 {
 		return

@@ -23,7 +23,7 @@ func TestExitPublishesLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The two lines of exit that fill the reserved slot.
+	// The two lines of End that fill the reserved slot.
 	var lines []string
 	for i, l := range strings.Split(string(src), "\n") {
 		l = strings.TrimSpace(l)
@@ -45,7 +45,7 @@ func TestExitPublishesLast(t *testing.T) {
 			publishLine = fmt.Sprintf("publish_amd64.go:%d", i+1)
 		}
 	}
-	stores, dis, err := machinecode.Stores(".", t.TempDir(), `monitor\.\(\*Call\)\.exit$`)
+	stores, dis, err := machinecode.Stores(".", t.TempDir(), `monitor\.\(\*Call\)\.End$`)
 	if err != nil {
 		t.Fatal(err)
 	}
