@@ -223,10 +223,10 @@ func modeName(m uint32) settings.Mode {
 // wins), the analyzer's choice, manual rules (last match wins), and then the
 // queries' floor, which only raises it.
 func modeOf(i int) uint32 {
+	m, chosen := ruledModeOf(i) // may decode the probe's table (rules)
 	if registry.probes[i].descs.bad.Load() {
 		return modeOff // its table did not decode
 	}
-	m, chosen := ruledModeOf(i)
 	if m == modeCoarse && !chosen && shedByPhase1(registry.probes[i]) {
 		m = modeOff // phase1.go
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/tigrisgo/tigris/runtime/settings"
 )
 
 func TestTableRoundTrip(t *testing.T) {
@@ -193,6 +195,29 @@ func TestTableBadAtFirstUse(t *testing.T) {
 			if probes[i].On() {
 				t.Errorf("%s: probe %d of a bad table is on", name, i)
 			}
+		}
+	}
+	// With a rule, registration itself decodes the table to match it.
+	registry.mu.Lock()
+	saved := registry.base
+	pc, err := parsePattern("execution(* example.com/bad.*(..))")
+	if err != nil {
+		registry.mu.Unlock()
+		t.Fatal(err)
+	}
+	registry.base = []compiledRule{{Rule: settings.Rule{Pattern: "execution(* example.com/bad.*(..))", Mode: settings.Coarse}, pc: pc}}
+	registry.mu.Unlock()
+	defer func() {
+		registry.mu.Lock()
+		registry.base = saved
+		reevaluate()
+		registry.mu.Unlock()
+	}()
+	probes := make([]Probe, 2)
+	RegisterTable(probes, table, Links{})
+	for i := range probes {
+		if probes[i].On() {
+			t.Errorf("with a rule: probe %d of a bad table is on", i)
 		}
 	}
 }
