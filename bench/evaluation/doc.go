@@ -27,9 +27,12 @@
 // counters through its admin endpoint (package adminclient), and returns a
 // [Summary]: every run, and per configuration the median CPU per request
 // and throughput with 95 % bootstrap intervals, the CPU against no
-// monitoring, what the per-call costs predict ([CostModel]) and the live
-// selections' precision, recall and stability against the ground truth
-// ([Quality]: each cycle against the truth window where it looked).
+// monitoring (the ratio of the medians, and the median of the ratios to no
+// monitoring's run of the same round, which ran the same load:
+// ConfigSummary.PairedRatio), what the per-call costs predict ([CostModel])
+// and the live selections' precision, recall and stability against the
+// ground truth ([Quality]: each cycle against the truth window where it
+// looked).
 // [Report] writes summary.json, table.txt, cpu.svg and throughput.svg;
 // [ReadSummary] reads a summary.json back and summarizes it again.
 //

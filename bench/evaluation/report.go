@@ -171,7 +171,7 @@ func WriteTable(w io.Writer, sum *Summary) error {
 		}
 		return fmt.Sprintf("%+.1f%%", 100*(r-1))
 	}
-	fmt.Fprintln(tw, "configuration\tscope\tsampling\truns\tCPU µs/req\t95% CI\tvs none\t95% CI\tmodel\treq/s\t95% CI\tcalls/req\trecords/s\tGC/1k req\tprecision\trecall\tstability\t")
+	fmt.Fprintln(tw, "configuration\tscope\tsampling\truns\tCPU µs/req\t95% CI\tvs none\t95% CI\tvs none, paired\t95% CI\tmodel\treq/s\t95% CI\tcalls/req\trecords/s\tGC/1k req\tprecision\trecall\tstability\t")
 	for _, cs := range sum.Configs {
 		if !cs.Costed() {
 			continue
@@ -197,9 +197,10 @@ func WriteTable(w io.Writer, sum *Summary) error {
 		if q := cs.Quality; q != nil {
 			prec, rec, stab = fmt.Sprintf("%.2f", q.Precision), fmt.Sprintf("%.2f", q.Recall), fmt.Sprintf("%.2f", q.Stability)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t\n",
 			cs.Name, cmp.Or(cs.Scope, "-"), sampling, cs.Runs, cs.CPUPerRequestUs, interval(cs.CPULo, cs.CPUHi, cs.Runs, "%.0f"),
 			pct(cs.CPURatio), intervalPct(cs.CPURatioLo, cs.CPURatioHi, cs.Runs),
+			pct(cs.PairedRatio), intervalPct(cs.PairedRatioLo, cs.PairedRatioHi, cs.PairedRounds),
 			model, cs.MedianThroughput, interval(cs.ThroughputLo, cs.ThroughputHi, cs.Runs, "%.0f"),
 			calls, records, cs.GCsPerKRequest, prec, rec, stab)
 	}
@@ -210,8 +211,10 @@ func WriteTable(w io.Writer, sum *Summary) error {
 	writeQuality(w, sum)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "CPU µs/req: the service's CPU time in the window over its requests, median of the runs, with its 95 % bootstrap")
-	fmt.Fprintln(w, "interval; vs none: that over no monitoring's median (both resampled). model: the extra CPU the per-call costs")
-	fmt.Fprintf(w, "predict (%s), hot–cold; ≠ marks a prediction outside the measured interval.\n", sum.Costs.Source)
+	fmt.Fprintln(w, "interval; vs none: that over no monitoring's median (both resampled); vs none, paired: the median over the rounds")
+	fmt.Fprintln(w, "of each round's run over no monitoring's run of the same round (same load), the rounds resampled, so a slow round")
+	fmt.Fprintln(w, "does not widen it. model: the extra CPU the per-call costs predict")
+	fmt.Fprintf(w, "(%s), hot–cold; ≠ marks a prediction outside the measured (unpaired) interval.\n", sum.Costs.Source)
 	fmt.Fprintln(w, "req/s: median throughput. precision, recall: the live selections of every cycle against the ground truth;")
 	fmt.Fprintln(w, "stability: mean Jaccard similarity of consecutive cycles' selections. GC/1k req: the service's garbage")
 	fmt.Fprintln(w, "collections per 1,000 requests in the windows.")

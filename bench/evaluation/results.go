@@ -1,6 +1,7 @@
 package evaluation
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tigrisgo/tigris/bench"
@@ -113,6 +114,17 @@ type ConfigSummary struct {
 	CPURatio        float64 `json:"cpuRatio,omitempty"`
 	CPURatioLo      float64 `json:"cpuRatioLo,omitempty"`
 	CPURatioHi      float64 `json:"cpuRatioHi,omitempty"`
+	// PairedRatio is the CPU per request against no monitoring's run of
+	// the same round (every configuration of a round runs the same load):
+	// the median over the rounds of the log of the ratio, exponentiated,
+	// with its 95 % bootstrap interval over the rounds (PairedRatioLo,
+	// PairedRatioHi); PairedRounds is the number of rounds both ran. A
+	// round's speed cancels in its ratio, so the interval is narrower than
+	// CPURatio's. 0 without a no-monitoring configuration.
+	PairedRatio   float64 `json:"pairedRatio,omitempty"`
+	PairedRatioLo float64 `json:"pairedRatioLo,omitempty"`
+	PairedRatioHi float64 `json:"pairedRatioHi,omitempty"`
+	PairedRounds  int     `json:"pairedRounds,omitempty"`
 	// MedianThroughput is the median req/s over the runs, with its 95 %
 	// bootstrap interval.
 	MedianThroughput float64 `json:"medianThroughput"`
@@ -183,6 +195,7 @@ func Summarize(sum *Summary) {
 	}
 	var ref *ConfigSummary
 	cpuOf := map[string][]float64{}
+	cpuByRound := map[string]map[int]float64{} // per configuration, per round
 	for _, c := range sum.Plan.Configs {
 		cs := ConfigSummary{Config: c}
 		var reqs, calls, timed, records, dropped, errs, secs, gcs float64
@@ -195,12 +208,18 @@ func Summarize(sum *Summary) {
 			cs.Runs++
 			cs.PerRun = append(cs.PerRun, r.Throughput)
 			tps = append(tps, r.Throughput)
-			if x := r.CPUPerRequestUs; x > 0 {
-				cpuOf[c.Name] = append(cpuOf[c.Name], x)
-			} else if all := r.Requests + r.WarmupRequests; all > 0 && r.ServerCPUSeconds > 0 {
+			x := r.CPUPerRequestUs
+			if all := r.Requests + r.WarmupRequests; x <= 0 && all > 0 && r.ServerCPUSeconds > 0 {
 				// A run of an earlier version, without the window's CPU:
 				// its rusage over its whole life.
-				cpuOf[c.Name] = append(cpuOf[c.Name], 1e6*r.ServerCPUSeconds/float64(all))
+				x = 1e6 * r.ServerCPUSeconds / float64(all)
+			}
+			if x > 0 {
+				cpuOf[c.Name] = append(cpuOf[c.Name], x)
+				if cpuByRound[c.Name] == nil {
+					cpuByRound[c.Name] = map[int]float64{}
+				}
+				cpuByRound[c.Name][r.Run] = x
 			}
 			reqs += float64(r.Requests)
 			calls += float64(r.MonitoredCalls)
@@ -280,6 +299,20 @@ func Summarize(sum *Summary) {
 			continue
 		}
 		cs.CPURatio, cs.CPURatioLo, cs.CPURatioHi = moments.RatioOfMediansCI95(cpuOf[cs.Name], cpuOf[ref.Name], sum.Plan.Seed+uint64(i))
+		var rounds []int
+		for round := range cpuByRound[cs.Name] {
+			rounds = append(rounds, round)
+		}
+		slices.Sort(rounds)
+		var xs, ys []float64
+		for _, round := range rounds {
+			if y, ok := cpuByRound[ref.Name][round]; ok {
+				xs, ys = append(xs, cpuByRound[cs.Name][round]), append(ys, y)
+			}
+		}
+		if len(xs) > 0 {
+			cs.PairedRatio, cs.PairedRatioLo, cs.PairedRatioHi, cs.PairedRounds = moments.PairedRatioCI95(xs, ys, sum.Plan.Seed+uint64(i))
+		}
 		switch cs.Kind {
 		case KindNone:
 			cs.ModelOK = true

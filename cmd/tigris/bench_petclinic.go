@@ -70,10 +70,13 @@ navigation patterns, without think time. Every run loads the service for
 --warmup-time (for two-phase, until at least one analysis cycle has happened),
 then measures the next --duration: the CPU time of the service's threads over
 the requests served, and the throughput. The table gives medians over the runs
-with 95 % bootstrap intervals, the CPU per request against no monitoring, the
-extra CPU the per-call costs of docs/performance.md predict, and the precision
-and recall of the live selections against the ground truth: each cycle against
-the truth window where it looked.
+with 95 % bootstrap intervals, the CPU per request against no monitoring (vs
+none: the two medians, each resampled; vs none, paired: the median over the
+rounds of each run against no monitoring's run of the same round, which ran
+the same load, the rounds resampled, so that a slow round does not widen it),
+the extra CPU the per-call costs of docs/performance.md predict, and the
+precision and recall of the live selections against the ground truth: each
+cycle against the truth window where it looked.
 
 Plans (per configuration):
   --tiny    1 run of 1.5 s after 2 s, sampling 100 and 1 %: a smoke test

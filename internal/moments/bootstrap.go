@@ -6,9 +6,10 @@ import (
 	"slices"
 )
 
-// BootstrapResamples is the number of resamples MedianCI95 and RatioOfMediansCI95
-// draw: enough that the 2.5 % and 97.5 % quantiles of the resampled medians move
-// by less than a tenth of the interval from one seed to another.
+// BootstrapResamples is the number of resamples MedianCI95, RatioOfMediansCI95
+// and PairedRatioCI95 draw: enough that the 2.5 % and 97.5 % quantiles of the
+// resampled medians move by less than a tenth of the interval from one seed to
+// another.
 const BootstrapResamples = 4000
 
 // MedianCI95 is the median of xs with its 95 % percentile-bootstrap
@@ -25,13 +26,7 @@ func MedianCI95(xs []float64, seed uint64) (median, lo, hi float64) {
 	if len(xs) < 2 {
 		return median, median, median
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	meds := make([]float64, BootstrapResamples)
-	buf := make([]float64, len(xs))
-	for i := range meds {
-		meds[i] = resampledMedian(xs, buf, rng)
-	}
-	lo, hi = quantiles95(meds)
+	lo, hi = quantiles95(resampledMedians(xs, seed))
 	return median, lo, hi
 }
 
@@ -58,6 +53,45 @@ func RatioOfMediansCI95(a, b []float64, seed uint64) (ratio, lo, hi float64) {
 	}
 	lo, hi = quantiles95(ratios)
 	return ratio, lo, hi
+}
+
+// PairedRatioCI95 is the ratio of a to b paired by index (a[i] and b[i]
+// measured together, e.g. in the same round of interleaved runs): the median
+// over the pairs of log(a[i]/b[i]), exponentiated, with its 95 %
+// percentile-bootstrap interval, the pairs resampled together. An effect the
+// pair shares (a slow round) cancels in each pair's ratio, where
+// RatioOfMediansCI95 counts it twice as noise. Pairs beyond the shorter slice
+// and pairs with a value that is not positive are left out; n is the number
+// of pairs used. Without pairs the values are NaN; with one the interval is
+// the ratio itself.
+func PairedRatioCI95(a, b []float64, seed uint64) (ratio, lo, hi float64, n int) {
+	var logs []float64
+	for i := range min(len(a), len(b)) {
+		if a[i] > 0 && b[i] > 0 {
+			logs = append(logs, math.Log(a[i]/b[i]))
+		}
+	}
+	if len(logs) == 0 {
+		return math.NaN(), math.NaN(), math.NaN(), 0
+	}
+	ratio = math.Exp(Median(logs))
+	if len(logs) < 2 {
+		return ratio, ratio, ratio, len(logs)
+	}
+	lo, hi = quantiles95(resampledMedians(logs, seed))
+	return ratio, math.Exp(lo), math.Exp(hi), len(logs)
+}
+
+// resampledMedians are the medians of BootstrapResamples resamples of xs
+// drawn with replacement, from a generator seeded with seed.
+func resampledMedians(xs []float64, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	meds := make([]float64, BootstrapResamples)
+	buf := make([]float64, len(xs))
+	for i := range meds {
+		meds[i] = resampledMedian(xs, buf, rng)
+	}
+	return meds
 }
 
 // resampledMedian draws len(xs) values of xs with replacement into buf and

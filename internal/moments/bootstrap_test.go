@@ -63,3 +63,60 @@ func TestRatioOfMediansCI95(t *testing.T) {
 		t.Errorf("one value: %v [%v, %v]", r, lo, hi)
 	}
 }
+
+// rounds are n rounds of a baseline and a configuration ratio times as
+// costly, measured together: each round scales both by a shared factor
+// between 0.6 and 1.6 (a slow round) and each value by 1 % noise of its own.
+func rounds(rng *rand.Rand, n int, ratio float64) (a, b []float64) {
+	for range n {
+		round := 600 + 1000*rng.Float64()
+		b = append(b, round*(1+0.01*rng.NormFloat64()))
+		a = append(a, ratio*round*(1+0.01*rng.NormFloat64()))
+	}
+	return a, b
+}
+
+// TestPairedRatioCI95 has a round effect far larger than the 5 % the
+// configuration costs: paired by round the interval is tight and excludes 1;
+// unpaired (the same values in RatioOfMediansCI95) it holds 1.
+func TestPairedRatioCI95(t *testing.T) {
+	a, b := rounds(rand.New(rand.NewPCG(3, 4)), 12, 1.05)
+	r, lo, hi, n := PairedRatioCI95(a, b, 5)
+	if n != 12 || !(lo <= r && r <= hi) || lo < 1.03 || hi > 1.07 {
+		t.Errorf("paired: %v [%v, %v] over %d pairs, want about 1.05 in a tight interval above 1", r, lo, hi, n)
+	}
+	if _, ulo, uhi := RatioOfMediansCI95(a, b, 5); ulo > 1 || uhi < 1 {
+		t.Errorf("unpaired: [%v, %v], want 1 inside (the round effect swamps the 5 %%)", ulo, uhi)
+	}
+	if r2, lo2, hi2, _ := PairedRatioCI95(a, b, 5); r2 != r || lo2 != lo || hi2 != hi {
+		t.Errorf("same seed, another interval: [%v, %v] then [%v, %v]", lo, hi, lo2, hi2)
+	}
+	// Left out: the pair with a 0 and the value without a partner.
+	if r, lo, hi, n := PairedRatioCI95([]float64{2, 3, 9}, []float64{1, 0}, 1); r != 2 || lo != 2 || hi != 2 || n != 1 {
+		t.Errorf("one usable pair: %v [%v, %v] over %d", r, lo, hi, n)
+	}
+	if r, _, _, n := PairedRatioCI95(nil, []float64{1}, 1); !math.IsNaN(r) || n != 0 {
+		t.Errorf("no pairs: %v over %d", r, n)
+	}
+	// Two pairs: the median of the logs is their mean, the geometric mean
+	// of the ratios.
+	if r, _, _, _ := PairedRatioCI95([]float64{2, 8}, []float64{1, 1}, 1); math.Abs(r-4) > 1e-12 {
+		t.Errorf("ratios 2 and 8: %v, want 4", r)
+	}
+}
+
+// TestPairedRatioCI95Coverage draws rounds of 12 pairs whose true ratio is
+// 1.05 and counts how often the interval holds it: about 95 % of the time.
+func TestPairedRatioCI95Coverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	held, trials := 0, 300
+	for i := range trials {
+		a, b := rounds(rng, 12, 1.05)
+		if _, lo, hi, _ := PairedRatioCI95(a, b, uint64(i)); lo <= 1.05 && 1.05 <= hi {
+			held++
+		}
+	}
+	if share := float64(held) / float64(trials); share < 0.85 || share > 0.995 {
+		t.Errorf("the interval held the true ratio in %.1f %% of %d samples, want about 95 %%", 100*share, trials)
+	}
+}

@@ -1,7 +1,8 @@
 // Package moments keeps the running mean and variance of a stream of numbers
 // (Welford's algorithm) and the 95 % confidence intervals built on them, the
-// median of a sample, and percentile-bootstrap intervals of a median and of a
-// ratio of two medians ([MedianCI95], [RatioOfMediansCI95]). It is the one
+// median of a sample, and percentile-bootstrap intervals of a median, of a
+// ratio of two medians ([MedianCI95], [RatioOfMediansCI95]) and of the median
+// ratio of paired values ([PairedRatioCI95]). It is the one
 // implementation of running statistics in the root module: tigris analyze
 // aggregates trace records with it, and the benchmarks (package bench and the
 // PetClinic evaluation) summarize their samples with it.
