@@ -19,7 +19,7 @@
 //	config            build and run                                  measures
 //	baseline          go build                                       T
 //	deactivated       tigris go build, TIGRIS_MODE=off               T+I
-//	coarse            TIGRIS_MODE=coarse                             T+I+C  (coarse statistics)
+//	coarse            TIGRIS_MODE=coarse, TIGRIS_COARSE_BUDGET=0     T+I+C  (coarse statistics, every call timed)
 //	fine-null         TIGRIS_MODE=fine, TIGRIS_WRITER=null           T+I+C  (fine record, discarded)
 //	fine-async        TIGRIS_MODE=fine, TIGRIS_WRITER=async          T+I+C+W (the defaults: nothing lost)
 //	fine-async-drop   the same with TIGRIS_ON_FULL=drop              T+I+C+W

@@ -120,8 +120,10 @@ func StandardPlan(name, root string, tigris BuildFunc, losslessCalls, otelCalls 
 				Env:         env("TIGRIS_MODE=off"),
 				Description: "probes compiled in, off (T+I)"},
 			Variant{Name: Coarse, Binary: BinTigris, Adds: PortionC, Over: Deactivated,
-				Env:         env("TIGRIS_MODE=coarse"),
-				Description: "coarse statistics (T+I+C)"},
+				// Phase 1's budget off: with it, phase 1 sheds the probe of
+				// MooBench's method (a few ns a call) and C would be the off path.
+				Env:         env("TIGRIS_MODE=coarse", "TIGRIS_COARSE_BUDGET=0"),
+				Description: "coarse statistics, every call timed (T+I+C)"},
 			Variant{Name: FineNull, Binary: BinTigris, Adds: PortionC, Over: Deactivated,
 				Env:         env("TIGRIS_MODE=fine", "TIGRIS_WRITER=null"),
 				Description: "fine records, discarded (T+I+C)"},

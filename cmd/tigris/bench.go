@@ -31,7 +31,9 @@ configuration in fresh processes, interleaved:
 
   baseline         no instrumentation                              T
   deactivated      probes compiled in, off                         T+I
-  coarse           coarse statistics                               T+I+C
+  coarse           coarse statistics, every call timed (phase 1's  T+I+C
+                   budget off: with it, phase 1 would switch the
+                   method's probe off)
   fine-null        fine records, discarded                         T+I+C
   fine-async       fine records, async writer (the defaults: lossless) T+I+C+W
   fine-async-drop  the same with writer.on-full: drop              T+I+C+W
