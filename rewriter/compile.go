@@ -208,10 +208,7 @@ func (p *proxy) reducedInliningPass(ta *toolArgs, workDir string, files []string
 	if err != nil {
 		return Inlining{}, err
 	}
-	cmd := exec.Command(p.tool, argv...)
-	cmd.Args[0] = p.tool
-	cmd.Env = p.env.list
-	out, stopped, err := compileUntilInlined(cmd)
+	out, stopped, err := compileUntilInlined(p.command(argv))
 	defer os.RemoveAll(dir)
 	if err != nil {
 		return Inlining{}, fmt.Errorf("%v: %s", err, firstLines(out, 3))

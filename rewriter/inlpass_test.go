@@ -274,15 +274,7 @@ func inlineCosts(out string) map[string]int {
 func TestStubKeepsPositions(t *testing.T) {
 	dir := t.TempDir()
 	src := "package p\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n)\n\nfunc Big(a []int) (n int) {\n\tdefer fmt.Println()\n\tfor _, v := range a {\n\t\tn += v\n\t}\n\treturn\n}\n\nfunc Small(s string) string { return str.ToUpper(s) }\n"
-	file := filepath.Join(dir, "p.go")
-	writeFile(t, file, src)
-	pj := &packageJob{job: &CompileJob{ImportPath: "p", Files: []string{file}, ImportCfg: stdImportCfg(t)}, fset: token.NewFileSet()}
-	if err := pj.parse(); err != nil {
-		t.Fatal(err)
-	}
-	if err := pj.typeCheck(); err != nil {
-		t.Fatal(err)
-	}
+	pj := checkedJob(t, dir, src)
 	files, stubbed, err := pj.inliningFiles(filepath.Join(dir, "inl"))
 	if err != nil || stubbed != 1 {
 		t.Fatalf("stubbed %d, %v; want 1", stubbed, err)
@@ -304,6 +296,20 @@ func TestStubKeepsInstantiations(t *testing.T) {
 		"func Inferred(n int) int {\n\tdefer println()\n\treturn G(n)\n}\n\n" +
 		"func Explicit(n uint) uint {\n\tdefer println()\n\treturn G[uint](n)\n}\n\n" +
 		"func Neither(n int) int {\n\tdefer println()\n\treturn n\n}\n"
+	pj := checkedJob(t, dir, src)
+	got := map[string]bool{}
+	for fd, text := range pj.stubs() {
+		got[fd.Name.Name] = text != ""
+	}
+	if got["Inferred"] || got["Explicit"] || !got["Neither"] {
+		t.Errorf("stubbed %v; want Neither only", got)
+	}
+}
+
+// checkedJob writes src as dir/p.go, package p, and returns its job parsed
+// and type-checked against the standard library.
+func checkedJob(t *testing.T, dir, src string) *packageJob {
+	t.Helper()
 	file := filepath.Join(dir, "p.go")
 	writeFile(t, file, src)
 	pj := &packageJob{job: &CompileJob{ImportPath: "p", Files: []string{file}, ImportCfg: stdImportCfg(t)}, fset: token.NewFileSet()}
@@ -313,11 +319,5 @@ func TestStubKeepsInstantiations(t *testing.T) {
 	if err := pj.typeCheck(); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]bool{}
-	for fd, text := range pj.stubs() {
-		got[fd.Name.Name] = text != ""
-	}
-	if got["Inferred"] || got["Explicit"] || !got["Neither"] {
-		t.Errorf("stubbed %v; want Neither only", got)
-	}
+	return pj
 }

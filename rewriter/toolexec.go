@@ -347,12 +347,18 @@ func (p *proxy) canReplaceProcess() bool {
 		p.stdio.Stdin == io.Reader(os.Stdin) && p.stdio.Stdout == io.Writer(os.Stdout) && p.stdio.Stderr == io.Writer(os.Stderr)
 }
 
-// spawn runs the tool as a child process and maps its exit status.
-func (p *proxy) spawn(args []string, stdin io.Reader, stdout io.Writer) error {
+// command is the wrapped tool run with args, in the build's environment.
+func (p *proxy) command(args []string) *exec.Cmd {
 	cmd := exec.Command(p.tool, args...)
 	cmd.Args[0] = p.tool
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, p.stdio.Stderr
 	cmd.Env = p.env.list
+	return cmd
+}
+
+// spawn runs the tool as a child process and maps its exit status.
+func (p *proxy) spawn(args []string, stdin io.Reader, stdout io.Writer) error {
+	cmd := p.command(args)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, p.stdio.Stderr
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
