@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,40 +20,113 @@ import (
 func (c *ctl) statsCmd() *cobra.Command {
 	var q adminclient.StatsQuery
 	cmd := &cobra.Command{
-		Use:   "stats [--sort KEY] [--order asc|desc] [--top N] [--match POINTCUT] [--mode MODE]",
+		Use:   "stats [--sort COLUMN] [--order asc|desc] [--top N] [--match POINTCUT] [--mode MODE]",
 		Short: "Show the coarse statistics per probe since the program started",
 		Long: `stats prints each probe's calls, mean and standard deviation of the duration,
 total time, errors, panics and mean concurrency, measured while the probe was
-coarse or fine. --sort takes ` + strings.Join(admin.SortKeys, ", ") + `;
-quantities sort largest first, id and signature smallest first, unless --order
-says otherwise.`,
+coarse or fine. --sort takes any column of the table, in any case:
+` + strings.Join(statsColumnNames(), ", ") + `;
+or another key of the program: ` + strings.Join(statsOtherKeys(), ", ") + `.
+Quantities sort largest first, id, mode and signature smallest first, unless
+--order says otherwise.`,
 		Example: `  tigris ctl stats --sort total --top 10
   tigris ctl stats --match 'execution(* shop/repo.*(..))' --sort errors`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			sortBy := strings.ToLower(q.Sort)
+			key, err := statsSortKey(q.Sort)
+			if err != nil {
+				return err
+			}
+			q.Sort = key
 			l, err := c.client.Stats(c.ctx(), q)
 			return show(c, l, err, func(l *admin.StatsList) error {
-				rows := make([]string, len(l.Stats))
-				for i, s := range l.Stats {
-					rows[i] = fmt.Sprintf("%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s", s.ID, s.Mode, s.Count, human.Ns(s.MeanNs), human.Ns(s.StdDevNs),
-						human.Ns(s.TotalNs), s.Errors, s.Panics, human.Num(s.Concurrency), s.Signature)
+				header := make([]string, len(statsColumns))
+				for i, col := range statsColumns {
+					header[i] = col.header
 				}
-				if err := c.table("ID\tMODE\tCALLS\tMEAN\tSTDDEV\tTOTAL\tERRORS\tPANICS\tCONC\tSIGNATURE", rows); err != nil {
+				rows := make([]string, len(l.Stats))
+				for i := range l.Stats {
+					cells := make([]string, len(statsColumns))
+					for j, col := range statsColumns {
+						cells[j] = col.cell(&l.Stats[i])
+					}
+					rows[i] = strings.Join(cells, "\t")
+				}
+				if err := c.table(strings.Join(header, "\t"), rows); err != nil {
 					return err
 				}
 				if len(l.Stats) < l.Matched {
-					return c.printf("(%d of %d probes, by %s %s)\n", len(l.Stats), l.Matched, l.Sort, l.Order)
+					return c.printf("(%d of %d probes, by %s %s)\n", len(l.Stats), l.Matched, sortBy, l.Order)
 				}
 				return nil
 			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&q.Sort, "sort", "total", "sort key")
+	f.StringVar(&q.Sort, "sort", "total", "column or key to sort by")
 	f.StringVar(&q.Order, "order", "", "asc or desc (default: by key)")
 	f.IntVar(&q.Top, "top", 0, "show only the first N probes (0: all)")
 	filterFlags(cmd, &q.Filter)
 	return cmd
+}
+
+// statsColumns are the columns of ctl stats, in order: the header, the key of
+// the admin endpoint's ?sort= (admin.SortKeys) that orders by the column, and
+// the cell. --sort takes every header (statsSortKey), so what the table shows
+// is what it sorts by.
+var statsColumns = []struct {
+	header, key string
+	cell        func(*admin.StatsRow) string
+}{
+	{"ID", "id", func(s *admin.StatsRow) string { return strconv.FormatUint(uint64(s.ID), 10) }},
+	{"MODE", "mode", func(s *admin.StatsRow) string { return string(s.Mode) }},
+	{"CALLS", "count", func(s *admin.StatsRow) string { return strconv.FormatUint(s.Count, 10) }},
+	{"MEAN", "mean", func(s *admin.StatsRow) string { return human.Ns(s.MeanNs) }},
+	{"STDDEV", "stddev", func(s *admin.StatsRow) string { return human.Ns(s.StdDevNs) }},
+	{"TOTAL", "total", func(s *admin.StatsRow) string { return human.Ns(s.TotalNs) }},
+	{"ERRORS", "errors", func(s *admin.StatsRow) string { return strconv.FormatUint(s.Errors, 10) }},
+	{"PANICS", "panics", func(s *admin.StatsRow) string { return strconv.FormatUint(s.Panics, 10) }},
+	{"CONC", "concurrency", func(s *admin.StatsRow) string { return human.Num(s.Concurrency) }},
+	{"SIGNATURE", "signature", func(s *admin.StatsRow) string { return s.Signature }},
+}
+
+// statsColumnNames are the headers of statsColumns in lower case.
+func statsColumnNames() []string {
+	names := make([]string, len(statsColumns))
+	for i, col := range statsColumns {
+		names[i] = strings.ToLower(col.header)
+	}
+	return names
+}
+
+// statsOtherKeys are the admin endpoint's sort keys that no column shows under
+// its own name: the keys of renamed columns (count for calls) and of
+// statistics the table leaves out (interarrival, ...).
+func statsOtherKeys() []string {
+	var keys []string
+	for _, k := range admin.SortKeys {
+		if !slices.Contains(statsColumnNames(), k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// statsSortKey returns the admin endpoint's sort key for --sort s: a column's
+// header in any case, or one of the endpoint's keys.
+func statsSortKey(s string) (string, error) {
+	name := strings.ToLower(s)
+	for _, col := range statsColumns {
+		if name == strings.ToLower(col.header) {
+			return col.key, nil
+		}
+	}
+	if slices.Contains(admin.SortKeys, name) {
+		return name, nil
+	}
+	return "", fmt.Errorf("stats: --sort: %q is not a sort key (want a column: %s; or %s)", s,
+		strings.Join(statsColumnNames(), ", "), strings.Join(statsOtherKeys(), ", "))
 }
 
 func (c *ctl) writerCmd() *cobra.Command {
