@@ -9,7 +9,9 @@
 // actions are reported ("would ...") rather than run, and every firing is a
 // row; a query that aggregates without a window prints its result once, at
 // the end of the trace. The files are read twice: once for the probe
-// definitions the plan needs, once for the records. A query may take at
+// definitions the plan needs (and, when the query reads trace_id, the
+// remote parents: a record may come before its trace's, joined.go), once
+// for the records. A query may take at
 // most Options.MaxCPU of the process's CPU time (cpu.go; tigris query's
 // --max-cpu, a minute by default).
 package tracequery

@@ -3,6 +3,7 @@ package tracequery
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tigrisgo/tigris/internal/tracegen"
@@ -24,6 +25,16 @@ func (r *rows) Row(schema int, vals []query.Value) error {
 		*r = append(*r, append([]query.Value(nil), vals...))
 	}
 	return nil
+}
+
+// queryRows runs text over the file at path and returns its rows.
+func queryRows(t *testing.T, path, text string) rows {
+	t.Helper()
+	var out rows
+	if _, err := Run(context.Background(), []string{path}, text, Options{}, &out); err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return out
 }
 
 // TestTraceIDColumn: over a file, trace_id is the W3C trace id of the
@@ -50,14 +61,7 @@ func TestTraceIDColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(text string) rows {
-		t.Helper()
-		var out rows
-		if _, err := Run(context.Background(), []string{path}, text, Options{}, &out); err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		return out
-	}
+	run := func(text string) rows { t.Helper(); return queryRows(t, path, text) }
 	got := run(`SELECT trace, name, trace_id FROM calls`)
 	if len(got) != 4 {
 		t.Fatalf("rows %v", got)
@@ -74,5 +78,80 @@ func TestTraceIDColumn(t *testing.T) {
 	got = run(`SELECT name FROM calls WHERE trace_id = '` + id + `' AND depth = 0`)
 	if len(got) != 1 || got[0][0].S != "ServeHTTP" {
 		t.Fatalf("WHERE trace_id = %q AND depth = 0: rows %v, want the joined trace's root", id, got)
+	}
+}
+
+// TestTraceIDInterleaved: the asynchronous writer drains one ring per P, so
+// records of a trace whose goroutine changed P reach the file before the
+// trace's remote parent, at any distance. Every record of a joined trace
+// still carries its trace_id, WHERE trace_id finds all of a trace's calls,
+// whatever the case of the id, and a malformed id is an error.
+func TestTraceIDInterleaved(t *testing.T) {
+	rs := tracegen.Concurrent(600, 100, 4, 1)
+	const far = 7 // its remote parent comes after every record
+	rs.DelayRemote(far)
+	t.Logf("%d of %d joined traces have %d records before their remote parent", rs.EarlyTraces, len(rs.IDs), rs.Early)
+	if rs.EarlyTraces < 30 {
+		t.Fatalf("only %d traces have records before their remote parent; the test needs many", rs.EarlyTraces)
+	}
+	path := filepath.Join(t.TempDir(), "rings.tgr")
+	if err := rs.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	run := func(text string) rows { t.Helper(); return queryRows(t, path, text) }
+	got := run(`SELECT trace, trace_id FROM calls`)
+	if len(got) != 2400 {
+		t.Fatalf("%d rows, want 2,400", len(got))
+	}
+	wrong := map[int64]bool{}
+	for _, r := range got {
+		want := ""
+		if id, ok := rs.IDs[uint64(r[0].I)]; ok {
+			want = tracecontext.FormatTraceID(id)
+		}
+		if r[1].S != want {
+			wrong[r[0].I] = true
+		}
+	}
+	if len(wrong) > 0 {
+		t.Errorf("%d of %d joined traces have calls with a wrong trace_id (%d traces have records before their remote parent)", len(wrong), len(rs.IDs), rs.EarlyTraces)
+	}
+	id := strings.ToUpper(tracecontext.FormatTraceID(rs.IDs[far]))
+	got = run(`SELECT trace FROM calls WHERE trace_id = '` + id + `'`)
+	if len(got) != 4 {
+		t.Errorf("WHERE trace_id = '%s' (upper case): %d rows, want trace %d's 4", id, len(got), far)
+	}
+	got = run(`SELECT trace FROM calls WHERE trace_id IN ('` + id + `', '')`)
+	if len(got) != 1200+4 {
+		t.Errorf("WHERE trace_id IN ('%s', ''): %d rows, want 1,204", id, len(got))
+	}
+	for _, bad := range []string{"4bf92f35", "4bf92f3577b34da6a3ce929d0e0e47zz", "00000000000000000000000000000000"} {
+		_, err := Run(context.Background(), []string{path}, `SELECT trace FROM calls WHERE trace_id = '`+bad+`'`, Options{}, &rows{})
+		if err == nil || !strings.Contains(err.Error(), "query:1:42: comparing trace_id with '"+bad+"': ") {
+			t.Errorf("trace_id = '%s': %v, want an error at the literal", bad, err)
+		}
+	}
+}
+
+// TestTraceIDBound: past Options.MaxJoined joined traces, the query says how
+// many traces keep no trace_id rather than answering as if they joined none.
+func TestTraceIDBound(t *testing.T) {
+	rs := tracegen.Concurrent(40, 10, 2, 2)
+	path := filepath.Join(t.TempDir(), "rings.tgr")
+	if err := rs.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	var out rows
+	sum, err := Run(context.Background(), []string{path}, `SELECT trace, trace_id FROM calls`, Options{MaxJoined: 5}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.JoinedDropped != 15 || stats(sum)["traceIdsNotKept"] != 15 {
+		t.Errorf("JoinedDropped %d, stats %v; want 15 of the 20 joined traces", sum.JoinedDropped, stats(sum))
+	}
+	// Without trace_id in the query nothing is kept, nothing is dropped.
+	sum, err = Run(context.Background(), []string{path}, `SELECT trace FROM calls`, Options{MaxJoined: 5}, &out)
+	if err != nil || sum.JoinedDropped != 0 {
+		t.Errorf("a query without trace_id: %v, JoinedDropped %d", err, sum.JoinedDropped)
 	}
 }

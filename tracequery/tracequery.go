@@ -31,6 +31,11 @@ type Options struct {
 	// 20 ms of wall time (engine.CPUTime). Beyond it Run stops with a *CPUError. 0: no bound; tigris
 	// query's default is DefaultMaxCPU.
 	MaxCPU time.Duration
+	// MaxJoined bounds the joined traces whose W3C trace ids a query that
+	// reads trace_id keeps (joined.go): past it, a trace's calls show
+	// trace_id '' and Summary.JoinedDropped counts its remote parent. 0
+	// means DefaultMaxJoined.
+	MaxJoined int
 }
 
 // DefaultLateness is Options.Lateness's default.
@@ -41,7 +46,10 @@ type Summary struct {
 	Records uint64 // fine records read
 	Lost    uint64 // records the program's writer lost (loss items)
 	Gaps    int    // damaged or torn parts of the files
-	Stats   engine.Stats
+	// JoinedDropped counts the remote parents past Options.MaxJoined: their
+	// traces' calls show trace_id ''.
+	JoinedDropped uint64
+	Stats         engine.Stats
 }
 
 // Run compiles text (CREATE STREAMs, then one SELECT or trigger; EXPLAINs
@@ -69,7 +77,16 @@ func Run(ctx context.Context, paths []string, text string, opt Options, out quer
 			run = q
 		}
 	}
-	cat, err := readCatalog(paths, cpu)
+	if err := normalizeTraceIDs(qs); err != nil {
+		return sum, err
+	}
+	// A record may come before its trace's remote parent (joined.go): the
+	// catalog pass keeps them all when the query reads trace_id.
+	var remotes *joined
+	if run != nil && readsTraceID(run) {
+		remotes = newJoined(opt.MaxJoined)
+	}
+	cat, err := readCatalog(paths, cpu, remotes)
 	if err != nil {
 		return sum, err
 	}
@@ -97,7 +114,7 @@ func Run(ctx context.Context, paths []string, text string, opt Options, out quer
 			return sum, fmt.Errorf("%s: SAMPLE(%s, ...) reads the running program; a trace file has no %s readings (run the query with tigris ctl query)", l.Path, l.Stream.Name, l.Stream.Name)
 		}
 	}
-	return runOver(ctx, paths, p, cat, cpu, out, opt)
+	return runOver(ctx, paths, p, cat, remotes, cpu, out, opt)
 }
 
 // catalog is the probes a trace defines.
@@ -109,14 +126,16 @@ type catalog struct {
 func (c *catalog) Probes() []*engine.Probe { return c.probes }
 func (c *catalog) Costs() engine.Costs     { return engine.Costs{} }
 
-// readCatalog reads the probe definitions of the files.
-func readCatalog(paths []string, cpu *cpuBound) (*catalog, error) {
+// readCatalog reads the probe definitions of the files and, when remotes is
+// not nil, keeps their remote parents there.
+func readCatalog(paths []string, cpu *cpuBound, remotes *joined) (*catalog, error) {
 	r, _, err := traceconv.Open(paths)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	c := &catalog{byID: map[uint32]*engine.Probe{}}
+	var stream uint64
 	for n := 0; ; n++ {
 		if n%256 == 0 && cpu.over() {
 			return nil, cpu.err
@@ -127,6 +146,14 @@ func readCatalog(paths []string, cpu *cpuBound) (*catalog, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		switch it.Kind {
+		case writer.KindHeader:
+			stream = it.Header.Stream
+		case writer.KindRemote:
+			if remotes != nil {
+				remotes.add(stream, &it.Remote)
+			}
 		}
 		if it.Kind != writer.KindProbe || c.byID[it.Probe.ID] != nil {
 			continue
@@ -142,7 +169,7 @@ func readCatalog(paths []string, cpu *cpuBound) (*catalog, error) {
 }
 
 // runOver feeds the records of the files to the plan's runner.
-func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, cpu *cpuBound, out queryout.Printer, opt Options) (Summary, error) {
+func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, remotes *joined, cpu *cpuBound, out queryout.Printer, opt Options) (Summary, error) {
 	var sum Summary
 	r, skipped, err := traceconv.Open(paths)
 	if err != nil {
@@ -151,6 +178,13 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 	defer r.Close()
 	for _, e := range skipped {
 		if err := out.Note(e.Error()); err != nil {
+			return sum, err
+		}
+	}
+	if remotes != nil && remotes.dropped > 0 {
+		sum.JoinedDropped = remotes.dropped
+		msg := fmt.Sprintf("trace_id: %d traces joined a request's trace past the first %d the query keeps; their calls show trace_id ''", remotes.dropped, remotes.max)
+		if err := out.Note(msg); err != nil {
 			return sum, err
 		}
 	}
@@ -191,7 +225,7 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 	// The engine's long loops (a join's pairs, a window's groups) ask too.
 	runner.SetStop(cpu.over)
 	var clock writer.ClockBase
-	var remotes joined
+	var stream uint64 // the header's: trace ids are a stream's own
 	maxEnd := int64(math.MinInt64)
 	lateness := int64(opt.Lateness)
 	for n := 0; ; n++ {
@@ -211,13 +245,11 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 		}
 		switch it.Kind {
 		case writer.KindHeader:
-			clock = it.Header.Clock
+			clock, stream = it.Header.Clock, it.Header.Stream
 		case writer.KindLoss:
 			sum.Lost += it.Loss.Count
 		case writer.KindGap:
 			sum.Gaps++
-		case writer.KindRemote:
-			remotes.add(&it.Remote)
 		case writer.KindRecord:
 			sum.Records++
 			rec := &it.Record
@@ -227,7 +259,7 @@ func runOver(ctx context.Context, paths []string, p *engine.Plan, cat *catalog, 
 			}
 			t := engine.Tuple{Call: engine.Call{Probe: pr,
 				Start: clock.Wall + (rec.TIn - clock.Mono), End: clock.Wall + (rec.TOut - clock.Mono),
-				GID: rec.GID, Trace: rec.Trace, Depth: rec.ESS, Flags: engine.CallTraced, TraceID: remotes.of(rec.Trace)}}
+				GID: rec.GID, Trace: rec.Trace, Depth: rec.ESS, Flags: engine.CallTraced, TraceID: remotes.of(stream, rec.Trace)}}
 			t.Time = t.Call.End
 			if rec.Flags&writer.FlagError != 0 {
 				t.Call.Flags |= engine.CallError
@@ -280,6 +312,10 @@ func wouldDo(a *query.ActionSpec, probes []*engine.Probe) string {
 }
 
 func stats(s Summary) map[string]uint64 {
-	return map[string]uint64{"records": s.Records, "tuples": s.Stats.Tuples, "rows": s.Stats.Rows, "late": s.Stats.Late,
+	m := map[string]uint64{"records": s.Records, "tuples": s.Stats.Tuples, "rows": s.Stats.Rows, "late": s.Stats.Late,
 		"lost": s.Lost, "droppedGroups": s.Stats.DroppedGroups, "joinDropped": s.Stats.JoinDropped}
+	if s.JoinedDropped > 0 {
+		m["traceIdsNotKept"] = s.JoinedDropped
+	}
+	return m
 }
