@@ -155,3 +155,35 @@ func TestTraceIDBound(t *testing.T) {
 		t.Errorf("a query without trace_id: %v, JoinedDropped %d", err, sum.JoinedDropped)
 	}
 }
+
+// TestTraceIDPerStream: each process numbers its traces from 1, so over the
+// files of two processes only the trace of the one that joined carries the
+// trace id.
+func TestTraceIDPerStream(t *testing.T) {
+	dir := t.TempDir()
+	const id = "4bf92f3577b34da6a3ce929d0e0e4736"
+	p, _ := tracecontext.Parse("00-" + id + "-00f067aa0ba902b7-01")
+	defs := []writer.ProbeDef{{ID: 1, Package: "example.com/shop", Name: "Serve", Signature: "example.com/shop.Serve()"}}
+	joinedPath, otherPath := filepath.Join(dir, "a.tgr"), filepath.Join(dir, "b.tgr")
+	err := tracegen.WriteJoined(joinedPath, defs,
+		[]writer.Remote{{Trace: 1, GID: 7, TraceID: p.TraceID, SpanID: p.SpanID, Flags: p.Flags, Time: 100}},
+		[]writer.Record{{Probe: 1, Trace: 1, GID: 7, TIn: 100, TOut: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tracegen.WriteJoined(otherPath, defs, nil, []writer.Record{{Probe: 1, Trace: 1, GID: 9, TIn: 300, TOut: 400}}); err != nil {
+		t.Fatal(err)
+	}
+	var out rows
+	if _, err := Run(context.Background(), []string{joinedPath, otherPath}, `SELECT goroutine, trace_id FROM calls`, Options{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 {
+		t.Fatalf("rows %v", out)
+	}
+	for _, r := range out {
+		if want := map[int64]string{7: id, 9: ""}[r[0].I]; r[1].S != want {
+			t.Errorf("goroutine %d: trace_id %q, want %q", r[0].I, r[1].S, want)
+		}
+	}
+}
