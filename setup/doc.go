@@ -2,9 +2,11 @@
 // writes tigris.yaml, makes the module require the runtime module that
 // instrumented code imports, and keeps that requirement alive.
 //
-// Only the runtime module (github.com/tigrisgo/tigris/runtime, go 1.18)
-// enters the user's module graph, never the tigris command, so the user's go
-// line does not move: the go command raises a module's go line to a
+// Only the runtime module (github.com/tigrisgo/tigris/runtime, go 1.18) and
+// what it requires enter the user's module graph, never the tigris command:
+// go.mod gains the runtime and participle, the latter as indirect (from go
+// 1.17 on, which lists every module a build needs). The user's go line does
+// not move: the go command raises a module's go line to a
 // dependency's only from go 1.21 on. A go.mod without a go line is read as
 // go 1.16, but any go command that writes it adds its own version: setup
 // writes "go 1.16" first (ImpliedGoLine), so the language stays the one the

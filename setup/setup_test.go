@@ -12,27 +12,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tigrisgo/tigris/internal/tempmod"
 )
 
 // module writes a fresh module in a temporary directory.
 func module(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command")
-	}
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	return tempmod.Write(t, map[string]string{
 		"go.mod":       "module example.com/fresh\n\ngo 1.22\n",
 		"calc/calc.go": "package calc\n\nfunc Sum(n int) int { return n }\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o666); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 func TestCommands(t *testing.T) {
