@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -39,6 +40,11 @@ type where struct {
 	size []int
 	// undecided counts the conjuncts on static columns past MaxPlanWork.
 	undecided int
+	// rejected counts, per conjunct, the probes it was the first to rule
+	// out; conflicts the probes whose pushed-down bounds no call can meet:
+	// what Nothing says when no probe is acquired.
+	rejected  []int
+	conflicts int
 	// closed are the largest subexpressions that the probe's static
 	// columns and literals decide.
 	closed map[*query.Node]bool
@@ -60,6 +66,7 @@ func prepare(q *query.Query, si int) *where {
 	}
 	w.dep = make([]bool, len(w.conj))
 	w.size = make([]int, len(w.conj))
+	w.rejected = make([]int, len(w.conj))
 	for i, c := range w.conj {
 		closed, dep, size := w.mark(c)
 		if closed {
@@ -158,6 +165,7 @@ func (w *where) need(pr *Probe) *ProbeNeed {
 		v, known := w.partial(c, pr)
 		if known {
 			if !v.Truth() {
+				w.rejected[i]++
 				return nil
 			}
 			continue
@@ -165,6 +173,7 @@ func (w *where) need(pr *Probe) *ProbeNeed {
 		w.pushInto(c, pr, &n, c)
 	}
 	if n.MaxNs < 0 || n.MaxNs > 0 && n.MinNs > n.MaxNs || n.Require&n.Forbid != 0 {
+		w.conflicts++
 		return nil // no call can pass
 	}
 	n.where = w
@@ -294,4 +303,85 @@ func joinTexts(kids []*query.Node, k query.NodeKind) string {
 		}
 	}
 	return b.String()
+}
+
+// nothing says why no probe of probes can feed the source (alias names it):
+// the program has none, a condition is never true, one condition rules out
+// every probe (with a probe's name for the column it compares, the form the
+// names take), or the conditions do together.
+func (w *where) nothing(alias string, probes []*Probe) string {
+	if len(probes) == 0 {
+		return alias + ": the program has no probes"
+	}
+	if w.never {
+		for i, c := range w.conj {
+			if w.dep[i] {
+				continue
+			}
+			if v, known := w.partial(c, nil); known && !v.Truth() {
+				return fmt.Sprintf("%s: %s is never true", alias, query.Clip(c.Text))
+			}
+		}
+	}
+	for i, n := range w.rejected {
+		if n == len(probes) {
+			return alias + ": no probe matches " + query.Clip(w.conj[i].Text) + w.namedLike(w.conj[i], probes)
+		}
+	}
+	if w.conflicts == len(probes) || w.never {
+		return alias + ": no call can pass what WHERE asks of duration, error and panicked together"
+	}
+	return alias + ": no probe passes WHERE's conditions on function, package and the other static columns together"
+}
+
+// namedLike shows the form of the names c compares: the value, in the
+// probe that comes closest to c's string (the longest common suffix, "%"
+// and a leading "…/" aside), of the first static column c compares with a
+// string. A string holding "…" is an elision, as the documents print long
+// import paths: the note says so.
+func (w *where) namedLike(c *query.Node, probes []*Probe) string {
+	col, lit := -1, ""
+	walk(c, func(n *query.Node) {
+		if col >= 0 || len(n.Kids) == 0 {
+			return
+		}
+		k := n.Kids[0]
+		if k.Kind != query.NCol || k.Src != w.si || !isStatic(k.Col) || query.Calls.Columns[k.Col].Type != query.String {
+			return
+		}
+		switch {
+		case n.Kind == query.NLike:
+			col, lit = k.Col, n.Pattern
+		case (n.Kind == query.NCmp || n.Kind == query.NIn) && len(n.Kids) > 1 && n.Kids[1].Kind == query.NLit && n.Kids[1].Val.T == query.String:
+			col, lit = k.Col, n.Kids[1].Val.S
+		}
+	})
+	if col < 0 {
+		return ""
+	}
+	want := strings.Trim(lit, "%")
+	if i := strings.LastIndex(want, "…"); i >= 0 {
+		want = want[i+len("…"):]
+	}
+	best, bestLen := "", -1
+	for _, pr := range probes {
+		t := &Tuple{Call: Call{Probe: pr}}
+		v := t.col(col).S
+		if n := commonSuffix(v, want); n > bestLen {
+			best, bestLen = v, n
+		}
+	}
+	out := fmt.Sprintf("; probes have %s like '%s'", query.Calls.Columns[col].Name, query.Clip(best))
+	if strings.Contains(lit, "…") {
+		out += " ('…' stands for a part left out in print: write the whole name, or LIKE with %)"
+	}
+	return out
+}
+
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
 }

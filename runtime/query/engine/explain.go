@@ -75,7 +75,12 @@ func (p *Plan) Explain() string {
 		b.WriteByte('\n')
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
+		if n != p.Nothing {
+			fmt.Fprintf(&b, "note: %s\n", n)
+		}
+	}
+	if p.Nothing != "" {
+		fmt.Fprintf(&b, "produces nothing: %s\n", p.Nothing)
 	}
 	fmt.Fprintf(&b, "estimated cost: %s of one core", percent(p.CostNs/float64(time.Second)))
 	if p.CostNs > 0 {

@@ -43,8 +43,18 @@ type Plan struct {
 	Refused string
 	// Notes explain choices, e.g. what could not be pushed down.
 	Notes []string
-	// acquired are the probes of each source, while the plan is made.
+	// Nothing says why the query can produce no tuple at all ("" when it
+	// can): a calls source that no probe of the program can feed (no probe
+	// matches WHERE's static conditions, or no call can pass its
+	// conditions), read alone or by a join, whose other side then has no
+	// partner. The program's probes are compiled in, so such a query stays
+	// empty for the program's life: a running program refuses it (package
+	// live), a trace's catalog answers it with no rows.
+	Nothing string
+	// acquired are the probes of each source, while the plan is made, and
+	// empty why a source that acquired none can have no tuple.
 	acquired map[source][]*ProbeNeed
+	empty    map[source]string
 }
 
 // Leaf is one source that takes data from the program: a calls source (its
@@ -88,13 +98,13 @@ func New(q *query.Query, cat Catalog, lim Limits) (*Plan, error) {
 	if q.Kind == query.KindStream {
 		return nil, fmt.Errorf("CREATE STREAM %s defines a stream; it runs when a query reads it", q.Name)
 	}
-	p := &Plan{Query: q, acquired: map[source][]*ProbeNeed{}}
+	p := &Plan{Query: q, acquired: map[source][]*ProbeNeed{}, empty: map[source]string{}}
 	probes := cat.Probes()
 	root, err := p.build(q, "", probes, nil)
 	if err != nil {
 		return nil, err
 	}
-	_ = root
+	p.Nothing = p.nothing(root)
 	for _, a := range q.Actions {
 		var hit []*Probe
 		if a.Pointcut != nil {
@@ -109,7 +119,7 @@ func New(q *query.Query, cat Catalog, lim Limits) (*Plan, error) {
 		}
 		p.Actions = append(p.Actions, hit)
 	}
-	p.acquired = nil
+	p.acquired, p.empty = nil, nil
 	p.estimate(cat.Costs())
 	p.check(lim)
 	return p, nil
@@ -148,15 +158,19 @@ func (p *Plan) build(q *query.Query, path string, probes []*Probe, parent *pipel
 			needs, ok := p.acquired[key]
 			if !ok {
 				var undecided int
-				needs, undecided = acquire(q, si, probes)
+				var why string
+				needs, undecided, why = acquire(q, si, probes)
 				p.acquired[key] = needs
+				if why != "" {
+					p.empty[key] = why
+				}
 				if undecided > 0 {
 					p.Notes = append(p.Notes, fmt.Sprintf("%s: %d condition(s) on static columns are too large to decide for each of %d probes (%d node evaluations at most): they choose no probes and are checked on each call", name, undecided, len(probes), MaxPlanWork))
 				}
 			}
 			leaf.Probes = needs
-			if len(leaf.Probes) == 0 {
-				p.Notes = append(p.Notes, fmt.Sprintf("%s: no probe can produce a tuple that passes WHERE", name))
+			if why := p.empty[key]; why != "" && !ok {
+				p.Notes = append(p.Notes, why)
 			}
 			p.Leaves = append(p.Leaves, leaf)
 		}
@@ -171,7 +185,8 @@ func (p *Plan) build(q *query.Query, path string, probes []*Probe, parent *pipel
 // error/panic fact of this source.
 // It reports how many conjuncts were too large to decide per probe
 // (MaxPlanWork; acquire.go says what this costs).
-func acquire(q *query.Query, si int, probes []*Probe) ([]*ProbeNeed, int) {
+// When it acquires none, it says why (where.nothing).
+func acquire(q *query.Query, si int, probes []*Probe) ([]*ProbeNeed, int, string) {
 	w := prepare(q, si)
 	w.bound(len(probes))
 	var out []*ProbeNeed
@@ -180,7 +195,34 @@ func acquire(q *query.Query, si int, probes []*Probe) ([]*ProbeNeed, int) {
 			out = append(out, n)
 		}
 	}
-	return out, w.undecided
+	if len(out) > 0 {
+		return out, w.undecided, ""
+	}
+	return nil, w.undecided, w.nothing(q.Sources[si].Alias, probes)
+}
+
+// nothing says why the pipeline can produce no tuple, "" when it can: a
+// source that can have none, read alone or by a join.
+func (p *Plan) nothing(pipe *pipeline) string {
+	for si := range pipe.q.Sources {
+		if why := p.sourceNothing(pipe, si); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+func (p *Plan) sourceNothing(pipe *pipeline, si int) string {
+	b := pipe.q.Sources[si]
+	if b.Derived != nil {
+		for _, c := range pipe.children {
+			if c.parentSrc == si {
+				return p.nothing(c)
+			}
+		}
+		return ""
+	}
+	return p.empty[source{pipe.q, si}]
 }
 
 // readsFine says whether q reads a fine column of source si (trace, depth,

@@ -185,6 +185,10 @@ func (r *Registry) Post(text string, detach bool) ([]Posted, error) {
 			out = append(out, Posted{Plan: p, Explain: true})
 			continue
 		}
+		if p.Refused == "" && p.Nothing != "" {
+			// The program's probes are compiled in: none will appear.
+			p.Refused = "it can produce nothing, now or later: " + p.Nothing
+		}
 		if p.Refused != "" {
 			return nil, &RefusedError{Plan: p}
 		}
