@@ -90,6 +90,14 @@ func (c *Client) CancelQuery(ctx context.Context, id int) (*admin.QueryDetail, e
 	return call[admin.QueryDetail](ctx, c, http.MethodDelete, admin.Prefix+"queries/"+strconv.Itoa(id), nil, "")
 }
 
+// EndQuery stops query id as its own client: reason is its end in the
+// program's result stream and listing ("ended after 10s (--for)"), where
+// CancelQuery's is "cancelled". Its probes are restored when it returns.
+func (c *Client) EndQuery(ctx context.Context, id int, reason string) (*admin.QueryDetail, error) {
+	path := admin.Prefix + "queries/" + strconv.Itoa(id) + "?reason=" + url.QueryEscape(reason)
+	return call[admin.QueryDetail](ctx, c, http.MethodDelete, path, nil, "")
+}
+
 // DropStream forgets a named stream.
 func (c *Client) DropStream(ctx context.Context, name string) error {
 	_, err := c.do(ctx, http.MethodDelete, admin.Prefix+"streams/"+url.PathEscape(name), nil, nil, "")

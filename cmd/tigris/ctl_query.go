@@ -126,7 +126,7 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 		endedBy.Store(&why)
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, err := c.client.CancelQuery(cctx, id); err != nil {
+		if _, err := c.client.EndQuery(cctx, id, why); err != nil {
 			fmt.Fprintln(c.cmd.ErrOrStderr(), "tigris: cancelling the query:", err)
 			stop()
 			return
@@ -147,6 +147,7 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 		if out == nil {
 			return nil
 		}
+		// A program before ?reason= says "cancelled".
 		if why := endedBy.Load(); why != nil && ev.End == "cancelled" {
 			ev.End = *why
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tigrisgo/tigris/runtime/monitor"
 	"github.com/tigrisgo/tigris/runtime/query"
@@ -390,14 +391,23 @@ func (a *api) getQuery(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cancelQuery serves DELETE queries/{id}: the query stops and its probes
-// are restored before the reply.
+// maxEndReason bounds the reason a client gives for ending its query.
+const maxEndReason = 200
+
+// cancelQuery serves DELETE queries/{id}[?reason=TEXT]: the query stops and
+// its probes are restored before the reply. The reason, when its client
+// gives one ("ended after 10s (--for)"), is the query's end; without one it
+// is "cancelled".
 func (a *api) cancelQuery(w http.ResponseWriter, r *http.Request) error {
 	q, err := a.queryByID(r)
 	if err != nil {
 		return err
 	}
-	q.Cancel()
+	reason := r.URL.Query().Get("reason")
+	if err := checkEndReason(reason); err != nil {
+		return badRequest("reason", err)
+	}
+	q.End(reason)
 	writeJSON(w, http.StatusOK, detail(q))
 	return nil
 }
@@ -422,6 +432,19 @@ func (a *api) queryResults(w http.ResponseWriter, r *http.Request) error {
 	}
 	sw.flush()
 	_ = q.WriteStream(r.Context(), sw, from, heartbeat, sw.flush)
+	return nil
+}
+
+// checkEndReason accepts a short line of text.
+func checkEndReason(s string) error {
+	if len(s) > maxEndReason {
+		return fmt.Errorf("a reason of %d bytes; the most is %d", len(s), maxEndReason)
+	}
+	for _, c := range s {
+		if c < ' ' || c == 0x7f || c == utf8.RuneError {
+			return fmt.Errorf("%q is not one line of text", query.Clip(s))
+		}
+	}
 	return nil
 }
 

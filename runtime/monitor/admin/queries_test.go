@@ -126,3 +126,30 @@ func noBudget() {
 }
 
 func pingMode(t *testing.T) string { t.Helper(); return string(modeOf(t, ping)) }
+
+// TestEndQueryWithReason: DELETE queries/{id}?reason= ends the query with
+// its client's reason, which the listing and the stream's end line give;
+// a reason that is not one short line is refused.
+func TestEndQueryWithReason(t *testing.T) {
+	reset(t)
+	h := NewHandler(Options{})
+	noBudget()
+	rec := do(t, h, "POST", Prefix+"queries", `{"query":"SELECT name FROM calls WHERE name = 'Ping'","detach":true}`)
+	var posted QueryPosted
+	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &posted) != nil {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	id := itoa(posted.Statements[0].ID)
+	if rec := do(t, h, "DELETE", Prefix+"queries/"+id+"?reason=%0a", ""); rec.Code != 400 {
+		t.Fatalf("a reason with a line break: %d %s", rec.Code, rec.Body)
+	}
+	rec = do(t, h, "DELETE", Prefix+"queries/"+id+"?reason=ended+after+10s+(--for)", "")
+	var d QueryDetail
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &d) != nil || d.Reason != "ended after 10s (--for)" {
+		t.Fatalf("end: %d %s", rec.Code, rec.Body)
+	}
+	rec = do(t, h, "GET", Prefix+"queries/"+id+"/results", "")
+	if !strings.Contains(rec.Body.String(), `{"end":"ended after 10s (--for)","ended":"`) {
+		t.Fatalf("results:\n%s", rec.Body)
+	}
+}

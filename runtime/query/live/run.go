@@ -126,8 +126,20 @@ func (q *Query) stop(reason string) {
 }
 
 // Cancel stops the query and returns once its probes are restored: within
-// CancelWait, whatever the query is doing (cancel.go).
+// CancelWait, whatever the query is doing (cancel.go). Its end reason is
+// "cancelled".
 func (q *Query) Cancel() { q.stop("cancelled") }
+
+// End stops the query like Cancel with the reason its client gives, e.g.
+// "ended after 10s (--for)" or "ended by an interrupt": a query its own
+// client ends was not cancelled by someone else. An empty reason is
+// "cancelled".
+func (q *Query) End(reason string) {
+	if reason == "" {
+		reason = "cancelled"
+	}
+	q.stop(reason)
+}
 
 // SnapshotGap is the shortest time between two snapshots of one trigger;
 // SnapshotBytes the most a snapshot copies of the trace file.
