@@ -431,7 +431,7 @@ func (l *Live) controls() Controls {
 
 func (l *Live) functions(st liveState, ra *agg, q Query, c Controls) Functions {
 	f := Functions{
-		Source:   fmt.Sprintf("coarse statistics of every probe since the program started (%s ago)", time.Duration(st.health.UptimeSeconds*float64(time.Second)).Round(time.Second)),
+		Source:   fmt.Sprintf("coarse statistics of every probe since the program started (%s ago)", elapsed(time.Duration(st.health.UptimeSeconds*float64(time.Second)))),
 		Series:   fmt.Sprintf("calls per %s reading, the last %d", l.o.Refresh, l.o.Windows),
 		Controls: c,
 	}

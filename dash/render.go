@@ -30,29 +30,21 @@ var page = sync.OnceValue(func() *template.Template {
 
 var funcs = template.FuncMap{
 	"seconds": func(d time.Duration) int { return max(int(d.Round(time.Second)/time.Second), 1) },
-	"dur": func(d time.Duration) string {
-		switch {
-		case d <= 0:
-			return "–"
-		case d < time.Minute:
-			return human.Duration(d)
-		}
-		return human.Clock(d)
-	},
+	"dur":     elapsed,
 	"clock": func(t time.Time) string {
 		if t.IsZero() {
 			return "–"
 		}
 		return t.Local().Format("15:04:05")
 	},
-	"count": count,
+	"count": anyCount,
 	"ns": func(v float64) string {
 		if v <= 0 {
 			return "0"
 		}
 		return human.Ns(v)
 	},
-	"bytes": func(n uint64) string { return human.Bytes(int64(n)) },
+	"bytes": func(n any) string { return human.Bytes(toInt64(n)) },
 	"short": shortName,
 	"base": func(p string) string {
 		if p == "" {
@@ -84,7 +76,6 @@ var funcs = template.FuncMap{
 	// many it leaves out.
 	"first":      func(n int, l []string) []string { return l[:min(n, len(l))] },
 	"more":       func(n int, l []string) uint64 { return uint64(max(len(l)-n, 0)) },
-	"uint":       func(n int) uint64 { return uint64(n) },
 	"maxMembers": func() int { return maxMembers },
 	"maxListed":  func() int { return maxListed },
 	"maxChanges": func() int { return maxChanges },
@@ -107,6 +98,53 @@ var funcs = template.FuncMap{
 	"depthClass": func(d int) int { return min(d, 24) },
 	"switchArgs": func(r FuncRow, c Controls) map[string]any { return map[string]any{"Row": r, "Controls": c} },
 	"deleteArgs": func(r Rule, c Controls) map[string]any { return map[string]any{"Rule": r, "Controls": c} },
+}
+
+// elapsed writes how long a program has run, or a trace spans, in Go's
+// duration style rounded to what a reader needs: under a minute as
+// human.Duration does ("850ms", "45.4s"), then to the second ("12m37s"),
+// from an hour on to the minute ("3h04m"). Never as a clock: 12:37 reads as
+// a time of day.
+func elapsed(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Minute:
+		return human.Duration(d)
+	case d < time.Hour-time.Second/2:
+		s := int64(d.Round(time.Second) / time.Second)
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	m := int64(d.Round(time.Minute) / time.Minute)
+	return fmt.Sprintf("%dh%02dm", m/60, m%60)
+}
+
+// anyCount is count for the page's integers of every type: each count the
+// page writes is exact, with thousands separators.
+func anyCount(n any) string {
+	if v := toInt64(n); v < 0 {
+		return "-" + count(uint64(-v))
+	}
+	if v, ok := n.(uint64); ok {
+		return count(v)
+	}
+	return count(uint64(toInt64(n)))
+}
+
+// toInt64 converts the page's integers (int, int64, uint32, uint64) to
+// int64; anything else is 0.
+func toInt64(n any) int64 {
+	switch v := n.(type) {
+	case int:
+		return int64(v)
+	case int64:
+		return v
+	case uint32:
+		return int64(v)
+	case uint64:
+		return int64(min(v, 1<<63-1))
+	}
+	return 0
 }
 
 // queryURL is the page's URL for q.

@@ -51,7 +51,7 @@ func sparkline(values, means []float64, unit string) template.HTML {
 		fmt.Fprintf(&line, "%s,%s ", f1(x(i)), f1(y(v)))
 	}
 	last := values[len(values)-1]
-	label := fmt.Sprintf("%s %s in the last window, at most %s per window over %d windows", human.Num(last), unit, human.Num(top), len(values))
+	label := fmt.Sprintf("%s %s in the last window, at most %s per window over %d windows", countOf(last), unit, countOf(top), len(values))
 	if n := len(means); n > 0 && means[n-1] > 0 {
 		label += fmt.Sprintf("; mean %s in the last window", human.Ns(means[n-1]))
 	}
@@ -62,6 +62,10 @@ func sparkline(values, means []float64, unit string) template.HTML {
 	fmt.Fprintf(&pts, `<circle class="spark-dot" cx="%s" cy="%s" r="2"/></svg>`, f1(x(len(values)-1)), f1(y(last)))
 	return template.HTML(pts.String())
 }
+
+// countOf writes a sparkline's value, a count per window, as the page writes
+// every count: exactly, with thousands separators.
+func countOf(v float64) string { return anyCount(int64(math.Round(v))) }
 
 // histogram draws a latency distribution: one bar per bin on a log scale of
 // durations, with marks at p50, p95 and p99.
@@ -124,7 +128,8 @@ func partitionBar(p Partition) template.HTML {
 		n += c
 	}
 	var b strings.Builder
-	label := fmt.Sprintf("%s (%s): least %d, less %d, plain %d, more %d, most %d", p.Criterion, p.Metric, p.Counts[0], p.Counts[1], p.Counts[2], p.Counts[3], p.Counts[4])
+	label := fmt.Sprintf("%s (%s): least %s, less %s, plain %s, more %s, most %s", p.Criterion, p.Metric,
+		anyCount(p.Counts[0]), anyCount(p.Counts[1]), anyCount(p.Counts[2]), anyCount(p.Counts[3]), anyCount(p.Counts[4]))
 	fmt.Fprintf(&b, `<svg class="parts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="%s"><title>%s</title>`,
 		int(w), int(h), int(w), int(h), svgText(label), svgText(label))
 	if n == 0 {
@@ -137,12 +142,12 @@ func partitionBar(p Partition) template.HTML {
 			continue
 		}
 		sw := float64(c) / float64(n) * w
-		tip := fmt.Sprintf("%s %s: %d function(s)", levelNames[i], p.Criterion, c)
+		tip := fmt.Sprintf("%s %s: %s function(s)", levelNames[i], p.Criterion, anyCount(c))
 		fmt.Fprintf(&b, `<rect class="lvl%d" x="%s" y="0" width="%s" height="%d"><title>%s</title></rect>`, i, f1(x), f1(sw), int(h), svgText(tip))
-		if txt := fmt.Sprintf("%s %d", levelNames[i], c); sw > float64(len(txt))*6.5+6 {
+		if txt := levelNames[i] + " " + anyCount(c); sw > float64(len(txt))*6.5+6 {
 			fmt.Fprintf(&b, `<text class="lvl-text%d" x="%s" y="16">%s</text>`, i, f1(x+4), txt)
 		} else if sw > 14 {
-			fmt.Fprintf(&b, `<text class="lvl-text%d" x="%s" y="16">%d</text>`, i, f1(x+3), c)
+			fmt.Fprintf(&b, `<text class="lvl-text%d" x="%s" y="16">%s</text>`, i, f1(x+3), anyCount(c))
 		}
 		x += sw
 	}
@@ -161,7 +166,7 @@ func timelineGrid(t Timeline) template.HTML {
 	w := labelW + float64(cols)*(cell+gap)
 	h := float64(len(t.Rows))*(cell+gap) + 16
 	var b strings.Builder
-	label := fmt.Sprintf("selections of %d cycles: %d functions selected at least once", cols, len(t.Rows))
+	label := fmt.Sprintf("selections of %d cycles: %s functions selected at least once", cols, anyCount(len(t.Rows)))
 	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s"><title>%s</title>`,
 		f1(w), f1(h), f1(w), f1(h), svgText(label), svgText(label))
 	for c, seq := range t.Cycles {
@@ -212,7 +217,7 @@ func flameGraph(d *TraceDetail) template.HTML {
 	}
 	h := float64(depth+1) * row
 	var b strings.Builder
-	label := fmt.Sprintf("flame graph of trace %d: %d calls over %s", d.ID, len(d.Nodes), human.Ns(d.DurNs))
+	label := fmt.Sprintf("flame graph of trace %d: %s calls over %s", d.ID, anyCount(len(d.Nodes)), human.Ns(d.DurNs))
 	fmt.Fprintf(&b, `<svg class="flame" viewBox="0 0 %d %s" role="img" aria-label="%s"><title>%s</title>`, int(w), f1(h), svgText(label), svgText(label))
 	colour := make([]int, len(d.Nodes))
 	for i, n := range d.Nodes {
@@ -231,7 +236,7 @@ func flameGraph(d *TraceDetail) template.HTML {
 		}
 		tip := fmt.Sprintf("%s\n%s, self %s", n.Signature, human.Ns(n.DurNs), human.Ns(n.SelfNs))
 		if n.Missing > 0 {
-			tip += fmt.Sprintf(", %d unrecorded call level(s) above", n.Missing)
+			tip += fmt.Sprintf(", %s unrecorded call level(s) above", anyCount(n.Missing))
 		}
 		if n.Error {
 			tip += ", returned an error"
