@@ -14,7 +14,7 @@ import (
 // that the whole costs at most parseBound (linear in the file).
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(full))
-	f.Add(Template("example.com/shop"))
+	f.Add(Template("example.com/shop", "example.com/shop/repo"))
 	f.Add([]byte("monitor:\n  mode: fast\n  rules:\n    - fine: repo\n"))
 	f.Add([]byte("analysis:\n  criteria: |\n    more frequent\n    ∪ most expensive\n"))
 	f.Add([]byte("pointcuts:\n  a: &x \"execution(* \\u00e9.F(..))\"\nmonitor:\n  include: [*x, a]\n"))

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,7 +46,7 @@ monitor:
   # panics: own-defers    # all: every probe defers its exit, so panics are measured everywhere (costs a defer when off)
   mode: {{.R.Mode}}            # probe mode at start: off, coarse or fine
   # rules:                # run-time mode rules in order, the last match wins
-  #   - fine: execution(* {{.Module}}/repo.(*Store).Find*(..))
+  #   - fine: execution(* {{.Example}}.*(..))
   # sampling: {{.Sampling}}        # share of fine-mode traces recorded (10% or 0.1)
   # summaries: false      # fine records carry the first result's size (len or int value)
   # follow-parent: false  # a request's traceparent or OpenTelemetry sampled flag decides whether its trace is recorded
@@ -85,12 +86,15 @@ monitor:
 
 // Template returns a commented tigris.yaml for the module modulePath: include
 // selects every function of the module's packages, String methods are excluded,
-// and the other settings are shown commented out with their defaults.
-func Template(modulePath string) []byte {
+// and the other settings are shown commented out with their defaults. The
+// example rule names examplePkg, which should be one of the module's packages
+// (modulePath when "").
+func Template(modulePath, examplePkg string) []byte {
 	r := settings.Default()
 	var b bytes.Buffer
 	err := templateText.Execute(&b, map[string]any{
 		"Module":     modulePath,
+		"Example":    cmp.Or(examplePkg, modulePath),
 		"ModuleExpr": yamlScalar(ModuleExpr(modulePath)),
 		"StringExpr": yamlScalar("execution(* *.String())"),
 		"R":          r,
@@ -172,10 +176,10 @@ func unquoteModule(s string) (string, error) {
 // ErrExists is returned by WriteTemplate when the file exists and force is false.
 var ErrExists = errors.New("already exists (use --force to overwrite it)")
 
-// WriteTemplate writes Template(modulePath) to dir/tigris.yaml and returns the
-// path written. It refuses to replace an existing file unless force is set; the
+// WriteTemplate writes Template(modulePath, examplePkg) to dir/tigris.yaml and
+// returns the path written. It refuses to replace an existing file unless force is set; the
 // error then wraps ErrExists.
-func WriteTemplate(dir, modulePath string, force bool) (string, error) {
+func WriteTemplate(dir, modulePath, examplePkg string, force bool) (string, error) {
 	path := filepath.Join(dir, FileName)
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if force {
@@ -188,7 +192,7 @@ func WriteTemplate(dir, modulePath string, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = f.Write(Template(modulePath))
+	_, err = f.Write(Template(modulePath, examplePkg))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -13,7 +13,7 @@ import (
 
 func TestTemplateLoads(t *testing.T) {
 	for _, mod := range []string{"example.com/shop", "github.com/Some-One/x_y.z/v2", "shop"} {
-		src := Template(mod)
+		src := Template(mod, "")
 		c, err := Parse(FileName, src)
 		if err != nil {
 			t.Fatalf("Template(%q) does not load: %v\n%s", mod, err, src)
@@ -27,7 +27,7 @@ func TestTemplateLoads(t *testing.T) {
 // The template instruments every function and method of the module's packages
 // except String methods, and nothing outside the module.
 func TestTemplateSelects(t *testing.T) {
-	c, err := Parse(FileName, Template("example.com/shop"))
+	c, err := Parse(FileName, Template("example.com/shop", "example.com/shop/repo"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ var commentedKey = regexp.MustCompile(`^(\s*)# ((?:[a-z][a-z-]*:|  +[a-z-]+:|  +
 func TestTemplateUncommented(t *testing.T) {
 	var b strings.Builder
 	uncommented := 0
-	for _, line := range strings.SplitAfter(string(Template("example.com/shop")), "\n") { // strings.Lines needs go1.24
+	for _, line := range strings.SplitAfter(string(Template("example.com/shop", "example.com/shop/repo")), "\n") { // strings.Lines needs go1.24
 		if line == "" {
 			continue // after the last line break
 		}
@@ -90,7 +90,7 @@ func TestTemplateUncommented(t *testing.T) {
 // the comment says), and uncommenting admin: and link: true alone links one
 // that TIGRIS_ADMIN starts.
 func TestTemplateAdmin(t *testing.T) {
-	src := string(Template("example.com/shop"))
+	src := string(Template("example.com/shop", "example.com/shop/repo"))
 	// The comments' words, their line breaks and markers aside.
 	words := strings.Join(strings.Fields(strings.ReplaceAll(src, "#", "")), " ")
 	for _, want := range []string{
@@ -123,7 +123,7 @@ func TestTemplateAdmin(t *testing.T) {
 
 func TestWriteTemplate(t *testing.T) {
 	dir := t.TempDir()
-	path, err := WriteTemplate(dir, "example.com/shop", false)
+	path, err := WriteTemplate(dir, "example.com/shop", "", false)
 	if err != nil || path != filepath.Join(dir, FileName) {
 		t.Fatalf("WriteTemplate = %q, %v", path, err)
 	}
@@ -131,14 +131,14 @@ func TestWriteTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, []byte("# mine\n"), 0o666)
-	_, err = WriteTemplate(dir, "example.com/shop", false)
+	_, err = WriteTemplate(dir, "example.com/shop", "", false)
 	if !errors.Is(err, ErrExists) || err.Error() != path+": already exists (use --force to overwrite it)" {
 		t.Errorf("WriteTemplate over an existing file: %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "# mine\n" {
 		t.Errorf("existing file changed: %q", b)
 	}
-	if _, err := WriteTemplate(dir, "example.com/shop", true); err != nil {
+	if _, err := WriteTemplate(dir, "example.com/shop", "", true); err != nil {
 		t.Fatalf("WriteTemplate(force): %v", err)
 	}
 	if b, _ := os.ReadFile(path); !strings.HasPrefix(string(b), "# tigris.yaml for example.com/shop") {
@@ -169,7 +169,7 @@ func TestModulePath(t *testing.T) {
 // TestTemplatePromisesOnlyWhatIsBuilt: the comments describe what the runtime
 // does; argument summaries are not implemented, and sampling is per trace.
 func TestTemplatePromisesOnlyWhatIsBuilt(t *testing.T) {
-	src := string(Template("example.com/shop"))
+	src := string(Template("example.com/shop", "example.com/shop/repo"))
 	for _, bad := range []string{"argument", "fine-mode calls recorded"} {
 		if strings.Contains(src, bad) {
 			t.Errorf("the template mentions %q:\n%s", bad, src)

@@ -1,6 +1,7 @@
 package setup
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -49,7 +50,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	path, err := config.WriteTemplate(root, mod, opts.Force)
+	path, err := config.WriteTemplate(root, mod, examplePackage(ctx, root, mod), opts.Force)
 	switch {
 	case errors.Is(err, config.ErrExists):
 		fmt.Fprintf(opts.Out, "kept %s (--force replaces it)\n", filepath.Join(root, config.FileName))
@@ -169,6 +170,36 @@ func moduleOf(ctx context.Context, dir string) (root, mod string, err error) {
 		return "", "", fmt.Errorf("%s: %w", gomod, err)
 	}
 	return filepath.Dir(gomod), mod, nil
+}
+
+// examplePackage is the package the example rule of tigris.yaml names: the
+// first package of the module (in import path order) that is not a command,
+// else its first package, else the module path. go list -find reads only
+// package clauses, so a module whose dependencies are not downloaded, or that
+// does not build, still gets one of its own packages.
+func examplePackage(ctx context.Context, root, mod string) string {
+	// -mod=readonly: a go command that may write go.mod would write a go line
+	// into one without (see ImpliedGoLine), before init writes its own.
+	cmd := exec.CommandContext(ctx, "go", "list", "-mod=readonly", "-e", "-find", "-f", "{{.ImportPath}} {{.Name}}", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return mod
+	}
+	first := ""
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, name, ok := strings.Cut(line, " ")
+		if !ok || name == "" || (path != mod && !strings.HasPrefix(path, mod+"/")) {
+			continue // no package clause, or outside the module (vendor/)
+		}
+		if name != "main" {
+			return path
+		}
+		if first == "" {
+			first = path
+		}
+	}
+	return cmp.Or(first, mod)
 }
 
 // writeKeepFile writes KeepFile in the module root, in the package of the

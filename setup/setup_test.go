@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -193,5 +194,47 @@ func TestRunNoGoLine(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "go mod edit -go="+ImpliedGoLine+"\n") {
 		t.Errorf("init did not print the go mod edit:\n%s", out.String())
+	}
+}
+
+// TestTemplateRuleNamesOwnPackage: the example rule of the tigris.yaml init
+// writes names one of the module's own packages: the first that is not a
+// main package, or the only one there is.
+func TestTemplateRuleNamesOwnPackage(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"two packages and a command", map[string]string{
+			"go.mod":           "module example.com/fresh\n\ngo 1.22\n",
+			"main.go":          "package main\n\nfunc main() {}\n",
+			"calc/calc.go":     "package calc\n\nfunc Sum(n int) int { return n }\n",
+			"store/store.go":   "package store\n\nfunc Get() int { return 1 }\n",
+			"cmd/tool/main.go": "package main\n\nfunc main() {}\n",
+		}, "example.com/fresh/calc"},
+		{"one package", map[string]string{
+			"go.mod":  "module example.com/one\n\ngo 1.22\n",
+			"main.go": "package main\n\nfunc main() {}\n",
+		}, "example.com/one"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := tempmod.Write(t, c.files)
+			var out bytes.Buffer
+			if err := Run(context.Background(), Options{Dir: dir, NoGet: true, Out: &out, Err: &out}); err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			yaml, err := os.ReadFile(filepath.Join(dir, "tigris.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rule := regexp.MustCompile(`(?m)^\s*#\s+- fine: execution\(\* (\S+)\.[^.]*\(\.\.\)\)$`).FindSubmatch(yaml)
+			if rule == nil {
+				t.Fatalf("tigris.yaml has no example rule:\n%s", yaml)
+			}
+			if got := string(rule[1]); got != c.want {
+				t.Errorf("the example rule names package %s, want %s (a package of the module)", got, c.want)
+			}
+		})
 	}
 }
