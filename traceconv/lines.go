@@ -14,7 +14,8 @@ import (
 // WriteLines writes one line per item of r, in file order: text for people, or
 // with asJSON one JSON object per line ("kind": header, probe, record, loss,
 // gap, link or remote). Times are UTC wall times; in JSON, tin and tout are also Unix
-// nanoseconds. It streams.
+// nanoseconds. It streams. With opt.Joined it writes only the records,
+// remote parents and links of those traces.
 //
 // Text lines start with the item kind:
 //
@@ -30,6 +31,9 @@ func WriteLines(w io.Writer, r *writer.Reader, asJSON bool, opt Options) (Report
 	var b []byte
 	sc := scanner{opt: opt, rep: &rep}
 	sc.onItem = func(s *stream, it *writer.Item) error {
+		if opt.Joined != nil && !opt.Joined.keeps(s, it) {
+			return nil
+		}
 		b = b[:0]
 		if asJSON {
 			b = appendItemJSON(b, s, it)

@@ -2,6 +2,7 @@ package traceconv
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,7 +86,11 @@ func TestStatsRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, _, err = Summarize(openTest(t, path), Options{TraceID: tid})
+	j, err := FindJoined(openTest(t, path), tid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _, err = Summarize(openTest(t, path), Options{Joined: j})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +100,56 @@ func TestStatsRemote(t *testing.T) {
 	for _, bad := range []string{"", "4bf92f", "00000000000000000000000000000000", "4bf92f3577b34da6a3ce929d0e0e47zz"} {
 		if _, err := ParseTraceID(bad); err == nil {
 			t.Errorf("ParseTraceID(%q) accepted", bad)
+		}
+	}
+}
+
+// TestJoinedInterleaved: the asynchronous writer drains one ring per P, so
+// records of a trace whose goroutine changed P reach the file before the
+// trace's remote parent, at any distance (trace 7's comes after every
+// record, further than Options.Lag). stats and read with Options.Joined
+// still find all of a joined trace's calls, by an id in either case.
+func TestJoinedInterleaved(t *testing.T) {
+	rs := tracegen.Concurrent(600, 100, 4, 3)
+	const far = 7
+	rs.DelayRemote(far)
+	path := filepath.Join(t.TempDir(), "rings.tgr")
+	if err := rs.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for trace, id := range rs.IDs {
+		if trace != far && checked > 20 {
+			continue
+		}
+		checked++
+		tid, err := ParseTraceID(strings.ToUpper(tracecontext.FormatTraceID(id)))
+		if err != nil || tid != id {
+			t.Fatalf("ParseTraceID of the upper-case id: %x, %v", tid, err)
+		}
+		j, err := FindJoined(openTest(t, path), tid)
+		if err != nil || j.Len() != 1 {
+			t.Fatalf("FindJoined(%x): %d traces, %v", id, j.Len(), err)
+		}
+		opt := Options{Joined: j, Lag: 16}
+		fs, _, err := Summarize(openTest(t, path), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		for _, f := range fs {
+			calls += int(f.Calls)
+		}
+		if calls != rs.Records[trace] {
+			t.Errorf("stats of trace %d's request trace: %d calls, want %d", trace, calls, rs.Records[trace])
+		}
+		var lines bytes.Buffer
+		if _, err := WriteLines(&lines, openTest(t, path), false, opt); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(" trace=%d ", trace)
+		if n := strings.Count(lines.String(), "record  "); n != rs.Records[trace] || strings.Count(lines.String(), want) != n+1 || !strings.Contains(lines.String(), "remote  trace=") {
+			t.Errorf("read of trace %d's request trace: %d records, want %d and the remote parent:\n%s", trace, n, rs.Records[trace], lines.String())
 		}
 	}
 }

@@ -35,12 +35,14 @@ type Options struct {
 	// memory and output quadratic in D. Default 64 (the depth of Go's own CPU
 	// profiles); values below 4 count as 4.
 	MaxFrames int
-	// TraceID, when not zero, keeps only the call trees of the traces that
-	// joined the request trace of this W3C trace id (a remote parent, format
-	// 1.4): a trace id from Jaeger or Tempo finds tigris's detail of that
-	// request. Tree formats (stats, pprof, OPEN.xtrace, Kieker's trees) apply
-	// it; record-by-record formats ignore it.
-	TraceID [16]byte
+	// Joined, when set, keeps only the traces that joined the request trace
+	// of one W3C trace id (a remote parent, format 1.4; FindJoined reads
+	// them from the same input first): a trace id from Jaeger or Tempo
+	// finds tigris's detail of that request. Tree formats (stats, pprof,
+	// OPEN.xtrace, Kieker's trees) keep those call trees, WriteLines those
+	// traces' records, remote parents and links; Chrome's and Kieker's
+	// record formats ignore it.
+	Joined *Joined
 }
 
 func (o Options) withDefaults() Options {
@@ -365,7 +367,7 @@ func scanTrees(r *writer.Reader, opt Options, rep *Report, emit func(s *stream, 
 	onLoss func(s *stream, l *writer.Loss) error) error {
 	var cur *stream
 	asm := newAssembler(opt, rep, func(t *writer.Trace) error {
-		if opt.TraceID != ([16]byte{}) && (t.Remote == nil || t.Remote.TraceID != opt.TraceID) {
+		if opt.Joined != nil && !opt.Joined.has(cur, t.ID) {
 			return nil
 		}
 		return emit(cur, t)

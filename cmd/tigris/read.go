@@ -9,14 +9,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 	"github.com/tigrisgo/tigris/traceconv"
 )
 
 func newReadCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON  bool
+		traceID string
+	)
 	cmd := &cobra.Command{
-		Use:   "read [--json] FILE...",
+		Use:   "read [--json] [--trace-id ID] FILE...",
 		Short: "Print the items of trace files (.tgr), one per line",
 		Long: `read prints every item of the trace files a monitored program wrote, in file
 order, one per line: file headers, probe definitions, call records, loss
@@ -26,38 +30,87 @@ to skip, e.g. the unfinished end of a file after a crash).
 A record line shows the call's entry time (UTC), trace id, execution order
 index and stack depth (eoi/ess), goroutine, duration and the function's
 signature, with [error] or [panic] when the call failed. --json prints one JSON
-object per line instead ("kind": header, probe, record, loss or gap; times also
-as Unix nanoseconds).
+object per line instead ("kind": header, probe, record, loss, gap, link or
+remote; times also as Unix nanoseconds).
+
+--trace-id prints only the records, remote parents and links of the traces
+that joined the request trace of that W3C trace id (32 hex digits, either
+case), as tigris stats --trace-id keeps their call trees: the files are read
+twice, since a trace's records may come before its remote parent.
 
 One FILE is read with the files rotation made from it (app.tgr, app.1.tgr, ...);
 several are read as one sequence, each process's files in order. Damage is
 skipped and summed up on standard error; read fails only when nothing could be
 read. docs/trace-tools.md describes every field.`,
 		Example: `  tigris read tigris-out/app-4242.tgr | head
-  tigris read --json tigris-out/*.tgr | jq 'select(.kind=="record" and .error)'`,
+  tigris read --json tigris-out/*.tgr | jq 'select(.kind=="record" and .error)'
+  tigris read --trace-id 4bf92f3577b34da6a3ce929d0e0e4736 tigris-out/*.tgr`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRead(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, asJSON)
+			return runRead(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, asJSON, traceID)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines instead of text")
+	cmd.Flags().StringVar(&traceID, "trace-id", "", traceIDUsage)
 	return cmd
 }
 
-func runRead(stdout, stderr io.Writer, paths []string, asJSON bool) error {
+func runRead(stdout, stderr io.Writer, paths []string, asJSON bool, traceID string) error {
+	joined, err := joinedTraces("read", paths, traceID)
+	if err != nil {
+		return err
+	}
 	r, err := openTraces("read", stderr, paths)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	rep, err := traceconv.WriteLines(stdout, r, asJSON, traceconv.Options{})
+	rep, err := traceconv.WriteLines(stdout, r, asJSON, traceconv.Options{Joined: joined})
 	if err != nil {
 		return fmt.Errorf("read: writing the output: %w", err)
 	}
-	return checkInput("read", stderr, paths, &rep)
+	if err := checkInput("read", stderr, paths, &rep); err != nil {
+		return err
+	}
+	noneJoined("read", stderr, joined, &rep)
+	return nil
 }
 
 // The helpers below are shared by read, stats and convert.
+
+// traceIDUsage is the help of read's and stats' --trace-id.
+const traceIDUsage = "only the traces that joined the request trace of this W3C trace id (32 hex digits, either case)"
+
+// joinedTraces finds the traces that joined the request trace of --trace-id
+// (nil without it) in a read of the files of its own: a trace's records may
+// come before its remote parent (traceconv.Joined), so the command's read
+// needs them all from its start.
+func joinedTraces(cmd string, paths []string, traceID string) (*traceconv.Joined, error) {
+	if traceID == "" {
+		return nil, nil
+	}
+	id, err := traceconv.ParseTraceID(traceID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: --trace-id: %w", cmd, err)
+	}
+	r, _, err := traceconv.Open(paths)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	defer r.Close()
+	// A read error stops the command's own read at the same place, which
+	// reports it (checkInput): what was read before it counts.
+	joined, _ := traceconv.FindJoined(r, id)
+	return joined, nil
+}
+
+// noneJoined says on stderr why the output of --trace-id is empty.
+func noneJoined(cmd string, stderr io.Writer, joined *traceconv.Joined, rep *traceconv.Report) {
+	if joined != nil && joined.Len() == 0 {
+		fmt.Fprintf(stderr, "%s: no trace joined the request trace %s (%d records read; tigris read shows the remote parents the traces joined)\n",
+			cmd, tracecontext.FormatTraceID(joined.ID), rep.Records)
+	}
+}
 
 // openTraces opens the trace files, warning on stderr about those it has to
 // leave out; it fails only when none can be opened.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tigrisgo/tigris/internal/tracegen"
+	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
@@ -157,5 +159,42 @@ func TestReadNotATrace(t *testing.T) {
 	out, stderr, err = tigris(t, "read", trace)
 	if err != nil || !strings.Contains(out, "(torn tail)") || !strings.Contains(stderr, "as a crash leaves it") || strings.Contains(stderr, "not a tigris trace") {
 		t.Errorf("read of a truncated trace: %v\nstdout %s\nstderr %s", err, out, stderr)
+	}
+}
+
+// TestReadTraceID: read and stats --trace-id find every call of the traces
+// that joined a request trace, though the writer's rings put some of their
+// records before the remote parent (trace 7's after every record), by an id
+// in either case; a malformed id is refused.
+func TestReadTraceID(t *testing.T) {
+	rs := tracegen.Concurrent(600, 100, 4, 5)
+	const far = 7
+	rs.DelayRemote(far)
+	path := filepath.Join(t.TempDir(), "rings.tgr")
+	if err := rs.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.ToUpper(tracecontext.FormatTraceID(rs.IDs[far]))
+	out, _, err := tigris(t, "read", "--trace-id", id, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out, "record  "); n != 4 || strings.Count(out, " trace=7 ") != 5 || strings.Count(out, "\n") != 5 {
+		t.Errorf("read --trace-id %s: want trace 7's remote parent and 4 records:\n%s", id, out)
+	}
+	out, _, err = tigris(t, "stats", "--json", "--trace-id", id, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []struct{ Calls int }
+	if err := json.Unmarshal([]byte(out), &fs); err != nil || len(fs) != 2 || fs[0].Calls+fs[1].Calls != 4 {
+		t.Errorf("stats --trace-id %s: %v, want trace 7's 4 calls:\n%s", id, err, out)
+	}
+	_, errOut, err := tigris(t, "read", "--trace-id", "4bf92f3577b34da6a3ce929d0e0e4736", path)
+	if err != nil || !strings.Contains(errOut, "read: no trace joined the request trace 4bf92f3577b34da6a3ce929d0e0e4736 (2400 records read;") {
+		t.Errorf("read --trace-id of no trace: %v\nstderr:\n%s", err, errOut)
+	}
+	if _, _, err := tigris(t, "read", "--trace-id", "4bf92f35-77b3", path); err == nil || !strings.Contains(err.Error(), `read: --trace-id: "4bf92f35-77b3" is not a W3C trace id`) {
+		t.Errorf("read --trace-id 4bf92f35-77b3: %v", err)
 	}
 }

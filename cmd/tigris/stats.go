@@ -35,7 +35,8 @@ nanoseconds. Files are read as by tigris read.
 When traces joined request traces (a W3C traceparent or an OpenTelemetry span
 context, docs/export.md), MAX-TRACE-ID names the request trace of each function's
 slowest call, as Jaeger and Tempo show it; --trace-id keeps only the call trees of
-the traces that joined the request trace of that id.`,
+the traces that joined the request trace of that id (either case; the files are
+read twice, as by tigris read --trace-id).`,
 		Example: `  tigris stats tigris-out/app-4242.tgr
   tigris stats --sort p95 --top 10 tigris-out/*.tgr
   tigris stats --json tigris-out/app-4242.tgr > stats.json
@@ -48,7 +49,7 @@ the traces that joined the request trace of that id.`,
 	cmd.Flags().StringVar(&sortBy, "sort", "self", "column to sort by")
 	cmd.Flags().IntVar(&top, "top", 0, "print only the first N functions (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	cmd.Flags().StringVar(&traceID, "trace-id", "", "only the traces that joined the request trace of this W3C trace id (32 hex digits)")
+	cmd.Flags().StringVar(&traceID, "trace-id", "", traceIDUsage)
 	return cmd
 }
 
@@ -60,14 +61,11 @@ func runStats(stdout, stderr io.Writer, paths []string, sortBy string, top int, 
 	if top < 0 {
 		return fmt.Errorf("stats: --top %d: want 0 (all) or more", top)
 	}
-	opt := traceconv.Options{Progress: newProgress("stats", stderr).update}
-	if traceID != "" {
-		id, err := traceconv.ParseTraceID(traceID)
-		if err != nil {
-			return fmt.Errorf("stats: --trace-id: %w", err)
-		}
-		opt.TraceID = id
+	joined, err := joinedTraces("stats", paths, traceID)
+	if err != nil {
+		return err
 	}
+	opt := traceconv.Options{Progress: newProgress("stats", stderr).update, Joined: joined}
 	r, err := openTraces("stats", stderr, paths)
 	if err != nil {
 		return err
@@ -80,9 +78,7 @@ func runStats(stdout, stderr io.Writer, paths []string, sortBy string, top int, 
 	if err := checkInput("stats", stderr, paths, &rep); err != nil {
 		return err
 	}
-	if traceID != "" && len(fs) == 0 {
-		fmt.Fprintf(stderr, "stats: no trace joined the request trace %s (%d traces read; tigris read shows the remote parents they joined)\n", traceID, rep.Traces)
-	}
+	noneJoined("stats", stderr, joined, &rep)
 	traceconv.SortStats(fs, sortBy)
 	if top > 0 && len(fs) > top {
 		fs = fs[:top]
