@@ -25,7 +25,8 @@
 //     a reduced copy of the package with -m=2 to say which functions it inlines
 //     (inlpass.go, below);
 //     Session.Instrument (instrument.go) parses and type-checks the package,
-//     matches its functions (signature.go), plans the edits (the prologue,
+//     matches its functions (signature.go; function literals are named as
+//     the compiler names them, litname.go), plans the edits (the prologue,
 //     callsite.go for call sites) and writes the rewritten files (splice.go) and
 //     the probe table (probetable.go); the compiler then gets the new files and
 //     an importcfg extended (importcfg.go) with the export data of the runtime

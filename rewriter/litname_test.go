@@ -1,0 +1,150 @@
+package rewriter
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/tigrisgo/tigris/internal/sorted"
+)
+
+// TestLiteralNamesAgreeWithCompiler builds testdata/litnames.txtar with the
+// toolchain the test runs with and compares the names runtime.FuncForPC gives
+// its function literals with literalNames. Without inlining every literal is a
+// function of its own, named as the compiler names it; with inlining, Go 1.27
+// gives the copies the same names, but for the separator before the number of
+// a nested literal whose enclosing literal was inlined (F.func1.func1).
+func TestLiteralNamesAgreeWithCompiler(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	ar, err := txtar.ParseFile("testdata/litnames.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srcs []string
+	for _, f := range ar.Files {
+		writeFile(t, filepath.Join(dir, f.Name), string(f.Data))
+		if strings.HasPrefix(f.Name, "p/") {
+			srcs = append(srcs, filepath.Join(dir, f.Name))
+		}
+	}
+	sort.Strings(srcs) // the go command's order
+
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, path := range srcs {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	if _, err := conf.Check("example.com/lit/p", fset, files, info); err != nil {
+		t.Fatal(err)
+	}
+	names := literalNames(files, info, toolchainRangeScopes)
+
+	// want: each tag's name, from the innermost literal around its rec call.
+	want := map[string]string{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.FuncLit); ok {
+				ast.Inspect(fl.Body, func(m ast.Node) bool {
+					if inner, ok := m.(*ast.FuncLit); ok && inner != fl {
+						return false
+					}
+					if tag, ok := recTag(m); ok {
+						name, named := names[fl]
+						if !named {
+							name = "(no name)"
+						}
+						want[tag] = "example.com/lit/p." + name
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	delete(want, "never")
+	if len(want) < 25 {
+		t.Fatalf("only %d tagged literals found: %v", len(want), want)
+	}
+
+	check := func(t *testing.T, flags string, copyName func(string) string) {
+		cmd := exec.Command("go", "run", "-gcflags=example.com/lit/p="+flags, ".")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go run: %v\n%s", err, out)
+		}
+		got := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if tag, name, ok := strings.Cut(line, " "); ok {
+				got[tag] = name
+			}
+		}
+		if name, ok := got["never"]; ok {
+			t.Errorf("a literal in code the compiler leaves out ran: %s", name)
+		}
+		for _, tag := range sorted.Keys(want) {
+			if got[tag] != want[tag] && (copyName == nil || got[tag] != copyName(want[tag])) {
+				t.Errorf("%s: runtime.FuncForPC says %q, literalNames %q", tag, got[tag], want[tag])
+			}
+		}
+	}
+	t.Run("noinline", func(t *testing.T) { check(t, "-l", nil) })
+	t.Run("inline", func(t *testing.T) {
+		if !toolchainRangeScopes {
+			t.Skip(runtime.Version() + " names the copies of an inlined function's literals after the function they are inlined into")
+		}
+		// A copy of a nested literal made where its enclosing literal is
+		// inlined into a declared function has ".func" before its number.
+		check(t, "", func(name string) string {
+			i := strings.LastIndexByte(name, '.')
+			return name[:i] + ".func" + name[i+1:]
+		})
+	})
+}
+
+// recTag is the tag of a call rec("tag").
+func recTag(n ast.Node) (string, bool) {
+	call, ok := n.(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return "", false
+	}
+	if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "rec" {
+		return "", false
+	}
+	lit, ok := call.Args[0].(*ast.BasicLit)
+	if !ok {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+func TestRangeBodiesAreScopes(t *testing.T) {
+	for v, want := range map[string]bool{"go1.26.8": false, "go1.26rc1": false, "go1.27.3": true, "go1.28": true, "devel go1.28-abc": true} {
+		if got := rangeBodiesAreScopes(v); got != want {
+			t.Errorf("rangeBodiesAreScopes(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
