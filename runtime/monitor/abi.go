@@ -276,13 +276,17 @@ func Start(p *Probe) Call {
 		} else {
 			ctx.sampleCall()
 		}
-		c.fine |= flagFine | uint64(ctx.ess&essMask)<<essShift
-		ctx.ess++
+		d := ctx.ess
+		c.fine |= flagFine | uint64(d&essMask)<<essShift
 		// An unsampled call still counts in the depth, so its callees are not roots.
 		if ctx.sampled {
 			c.fine |= flagSampled | uint64(ctx.eoi)
 			ctx.eoi++
 		}
+		// Noted as open until the depth goes back below it (open.go), then
+		// the depth, after the note.
+		ctx.noteOpen(c.t0, uint64(p.id)<<32|uint64(c.eoi()), d, ctx.sampled)
+		setOwn32(&ctx.ess, d+1)
 		return c
 	}
 	if m := p.timing.Load(); m != 0 && p.taps.Load() == nil {
@@ -480,7 +484,7 @@ func (c *Call) End(failed bool, size int64, hasSize bool) {
 	// this path costs the spilling of the live registers.
 	ctx := c.ctx
 	d := c.ess()
-	ctx.ess = d // back to the depth at entry, even if inner calls never exited
+	setOwn32(&ctx.ess, d) // back to the depth at entry, even if inner calls never exited
 	// A root's exit ends its trace, and the next entry starts the pieces
 	// anew (startPieces): nothing to keep for it.
 	if d != 0 && !ctx.pieces.quiet(d, t1) {
@@ -493,6 +497,9 @@ func (c *Call) End(failed bool, size int64, hasSize bool) {
 			if p.defined.Load() == 0 {
 				p.define(b.s)
 			}
+		} else if b != nil && b.closing != nil {
+			c.endClosing(b.closing, ctx, p, t1, f, size, d, gp) // the writer is closing (open.go)
+			return
 		}
 	}
 	written, wake := false, false

@@ -31,6 +31,18 @@
 // (package monitor/analyzer, through SetAnalyzerModes) and the admin endpoint
 // change modes through the same rules.
 //
+// # Exit
+//
+// When the program exits (main returns, os.Exit, through Links.AtExit) or
+// calls Shutdown, the writer closes, and every recorded call that has not
+// returned by then is written as a record marked writer.FlagUnfinished,
+// whose exit time is the close's; the open calls it cannot write (more than
+// 16 open calls deep in one goroutine) are counted in a loss record
+// (writer.LossUnfinished). Start notes each fine call for it in the
+// goroutine's context, with no lock and no atomic instruction on amd64; the
+// exits do nothing more (open.go). Coarse statistics count a call when it
+// returns, so a call still running at exit is in no statistics snapshot.
+//
 // # Safety
 //
 // Nothing here may panic into or allocate on the caller's path, nor block it,

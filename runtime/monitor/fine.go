@@ -46,6 +46,9 @@ type traceCtx struct {
 	// is an interface call) and cost an allocation per fine call; a sink must not
 	// retain the record, and only this goroutine uses its context.
 	rec writer.Record
+	// open are the innermost open calls, by depth (open.go): the close of
+	// the writer reads them from another goroutine.
+	open [openRing]openCall
 }
 
 var lastTrace atomic.Uint64

@@ -24,6 +24,8 @@ type sinkBox struct {
 	s     writer.Sink
 	async *writer.Async
 	null  *writer.Null // s when s discards (MooBench's collecting configuration)
+	// closing is set, with s nil, while the writer closes (open.go).
+	closing *closing
 }
 
 var sink atomic.Pointer[sinkBox]
@@ -147,7 +149,8 @@ var shutdownOnce sync.Once
 
 // Shutdown flushes and closes the writer. A tigris-built binary calls it when
 // the program exits (Links.AtExit); a program may call it earlier, and calling
-// it again is harmless. After Shutdown fine records are discarded.
+// it again is harmless. Recorded calls still running are written as
+// unfinished (open.go). After Shutdown fine records are discarded.
 func Shutdown() { shutdown(5 * time.Second) }
 
 func shutdown(limit time.Duration) {
@@ -156,7 +159,7 @@ func shutdown(limit time.Duration) {
 		go func() {
 			defer close(done)
 			defer recoverInternal("shutdown")
-			old := SetSink(nil)
+			old := closeSink()
 			if c, ok := old.(interface{ Close() error }); ok {
 				if err := c.Close(); err != nil {
 					report(fmt.Errorf("closing writer: %v", err))

@@ -151,6 +151,22 @@ func (w *Async) Define(d ProbeDef) {
 	w.defMu.Unlock()
 }
 
+// Lose counts calls that never became records as lost: l.Count of them,
+// for l.Reason, with l.From and l.To in the records' clock. The count reaches
+// the stream as a loss record before the next chunk is written (at the
+// latest by Close). The monitor calls it with LossUnfinished while it closes
+// the writer; after Close it does nothing.
+func (w *Async) Lose(l Loss) {
+	if w == nil || w.closed.Load() {
+		return
+	}
+	w.mu.Lock()
+	if !w.stopped {
+		w.out.loss(l)
+	}
+	w.mu.Unlock()
+}
+
 // Write copies *r into the calling P's queue. It never locks and never allocates
 // while the queue has room; when it is full, Drop discards the record and
 // Block drains the queue on the caller's time. It does not retain r.

@@ -60,6 +60,11 @@
 // also written into the stream as loss records ("N records lost between t1 and
 // t2") as soon as the file takes writes again.
 //
+// A call that had not returned when the monitor closed the writer is written
+// as a record with [FlagUnfinished], its TOut the time of the close (format
+// 1.5); those the monitor could not write reach the stream through
+// [Async.Lose] or [Sync.Lose] as a loss record of reason [LossUnfinished].
+//
 // A failing write (full disk, removed directory, closed descriptor) is counted in
 // Stats.Errors, reported once through Options.OnError, and retried every
 // FlushInterval; meanwhile records are dropped and counted. Only creating the first

@@ -14,7 +14,7 @@ const (
 	// FormatMajor changes when a reader of the previous major version could misread
 	// a file; FormatMinor changes when something is added that older readers skip.
 	FormatMajor = 1
-	FormatMinor = 4 // 1.1: definitions anchored per chunk; 1.2: links; 1.3: the header names the record clock; 1.4: remote parents
+	FormatMinor = 5 // 1.1: definitions anchored per chunk; 1.2: links; 1.3: the header names the record clock; 1.4: remote parents; 1.5: unfinished calls
 
 	chunkHeaderLen = 12      // sync marker, payload length, CRC-32C
 	maxChunkLen    = 1 << 20 // largest payload a reader accepts
@@ -61,7 +61,12 @@ type LossReason uint8
 const (
 	LossQueueFull  LossReason = 1 // the async queue was full (OnFull Drop)
 	LossWriteError LossReason = 2 // the chunk holding them could not be written
-	lossReasons               = 3
+	// LossUnfinished (format 1.5) counts calls that had not returned when
+	// the writer closed and could not be written as unfinished records
+	// (FlagUnfinished): deeper than the monitor keeps open calls, or
+	// changing while it read them. From and To are the close's time.
+	LossUnfinished LossReason = 3
+	lossReasons               = 4
 )
 
 func (r LossReason) String() string {
@@ -70,6 +75,8 @@ func (r LossReason) String() string {
 		return "queue full"
 	case LossWriteError:
 		return "write error"
+	case LossUnfinished:
+		return "unfinished at close"
 	}
 	return "unknown"
 }

@@ -79,6 +79,7 @@ type ReadStats struct {
 	Files        int
 	Chunks       int64 // valid chunks
 	Records      int64
+	Unfinished   int64 // of Records, calls that had not returned when the writer closed (FlagUnfinished)
 	Probes       int64
 	Losses       int64  // loss items
 	Lost         uint64 // records the writer reported lost (sum of Loss.Count)
@@ -538,6 +539,9 @@ func (r *Reader) item() (Item, bool) {
 		}
 		r.cpos = c.i
 		r.stats.Records++
+		if it.Record.Flags&FlagUnfinished != 0 {
+			r.stats.Unfinished++
+		}
 		it.Kind = KindRecord
 		return it, true
 	}

@@ -33,7 +33,17 @@ const (
 	FlagError Flags = 1 << iota // the call returned a non-nil error
 	FlagPanic                   // the call ended by panicking
 	FlagSize                    // Record.Size is set
+	// FlagUnfinished marks a call that had not returned when the writer
+	// closed (format 1.5): TOut is the time of the close, not an exit, so
+	// TOut - TIn is how long the call had run by then, a lower bound of its
+	// duration. The monitor writes one for every recorded call still open at
+	// exit (docs/trace-format.md, "Unfinished calls").
+	FlagUnfinished
 )
+
+// Unfinished reports whether r is a call that had not returned when the
+// writer closed (FlagUnfinished): its TOut is no exit time.
+func (r *Record) Unfinished() bool { return r.Flags&FlagUnfinished != 0 }
 
 // ProbeDef describes one probe once per stream, before its first Record.
 type ProbeDef struct {

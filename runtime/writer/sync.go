@@ -87,6 +87,18 @@ func (s *Sync) Define(d ProbeDef) {
 	})
 }
 
+// Lose counts calls that never became records as lost (see Async.Lose).
+func (s *Sync) Lose(l Loss) {
+	if s == nil {
+		return
+	}
+	s.guarded(func() {
+		if !s.closed {
+			s.out.loss(l)
+		}
+	})
+}
+
 // Write encodes *r; it does not retain r. It allocates nothing; it may write to the
 // file on the caller's time.
 func (s *Sync) Write(r *Record) {

@@ -18,6 +18,9 @@ type Node struct {
 	Missing int
 	// Inclusive is TOut - TIn. Exclusive is Inclusive minus the children's Inclusive
 	// (never below zero); the time of missing levels stays with the nearest ancestor.
+	// For an unfinished call (Record.Unfinished: it had not returned when the
+	// writer closed) both are the time it had run by then, lower bounds of a
+	// duration that is unknown; summaries leave such calls out of durations.
 	Inclusive time.Duration
 	Exclusive time.Duration
 }
