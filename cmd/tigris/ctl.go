@@ -39,7 +39,14 @@ The program serves the endpoint when it starts with TIGRIS_ADMIN=host:port (or
 admin.listen in tigris.yaml). ctl connects to --addr, by default $TIGRIS_ADMIN or
 ` + adminclient.DefaultAddr + `. Changes need --token (default $TIGRIS_ADMIN_TOKEN) when the
 program has a token. --json prints the endpoint's JSON reply instead of a table.
-docs/admin-api.md describes every endpoint.`,
+docs/admin-api.md describes every endpoint.
+
+Every subcommand first names the program it talks to, in a header line:
+"# petclinic (/srv/petclinic), pid 22403, go1.26.8, up 3m2s, at 127.0.0.1:7070"
+("unknown program" for a program too old to name its binary). The line goes to
+standard output before a table, and to standard error when standard output
+carries JSON (--json) or a trace file (writer recent -o -). An address that
+answers as something else than a tigris admin endpoint is an error that says so.`,
 		Example: `  TIGRIS_ADMIN=127.0.0.1:7070 ./app &
   tigris ctl probes --match 'execution(* shop/repo.*(..))'
   tigris ctl rules add 'execution(* shop/repo.(*Store).Find*(..))' --mode fine
@@ -60,7 +67,7 @@ docs/admin-api.md describes every endpoint.`,
 			if c.client, err = adminclient.New(c.addr, o); err != nil {
 				return fmt.Errorf("--addr %w", err)
 			}
-			return nil
+			return c.header()
 		},
 	}
 	pf := cmd.PersistentFlags()
@@ -73,6 +80,24 @@ docs/admin-api.md describes every endpoint.`,
 		c.queryCmd(), c.queriesCmd(),
 	)
 	return cmd
+}
+
+// header names the program at the address, on the first line of the output
+// (docs/admin-api.md, "Which program"): on stdout before a table or text, on
+// stderr when stdout carries JSON or a trace file, so that what reads them
+// gets them unchanged. It fails when the address does not answer, or not as
+// a tigris admin endpoint.
+func (c *ctl) header() error {
+	p, err := c.client.Program(c.ctx())
+	if err != nil {
+		return c.explain(err)
+	}
+	w := c.cmd.OutOrStdout()
+	if out := c.cmd.Flags().Lookup("output"); c.asJSON || out != nil && out.Value.String() == "-" {
+		w = c.cmd.ErrOrStderr()
+	}
+	_, err = fmt.Fprintf(w, "# %s\n", p)
+	return err
 }
 
 // show prints a reply with print, unless the call failed or --json printed

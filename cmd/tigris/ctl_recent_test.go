@@ -41,6 +41,10 @@ func TestCtlWriterRecent(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == admin.Prefix+"health" { // which program: ctl's header
+			rw.Write([]byte(`{"status":"ok","pid":1,"binary":"/srv/app"}`))
+			return
+		}
 		if r.URL.Path != admin.Prefix+"writer/recent" || r.URL.Query().Get("bytes") != "1000" {
 			http.NotFound(rw, r)
 			return

@@ -12,7 +12,7 @@ import (
 func TestCtlStatsSortsByEveryColumn(t *testing.T) {
 	addr := admintest.Server(t, "")
 	out := mustCtl(t, "--addr", addr, "stats")
-	header := strings.Fields(strings.SplitN(out, "\n", 2)[0])
+	header := strings.Fields(strings.SplitN(out, "\n", 3)[1]) // after the line naming the program
 	if len(header) < 2 || header[0] != "ID" {
 		t.Fatalf("stats printed no header:\n%s", out)
 	}

@@ -27,6 +27,13 @@ func runCtl(t *testing.T, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// runCtlSplit runs `tigris ctl args...` and returns its standard output and
+// standard error apart.
+func runCtlSplit(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	return tigris(t, append([]string{"ctl"}, args...)...)
+}
+
 func mustCtl(t *testing.T, args ...string) string {
 	t.Helper()
 	out, err := runCtl(t, args...)
@@ -49,7 +56,7 @@ func TestCtlProbesAndRules(t *testing.T) {
 	addr := admintest.Server(t, "")
 	out := mustCtl(t, "--addr", addr, "probes")
 	wantLines(t, out, `^ID +MODE +SIGNATURE +POSITION$`, `^1 +coarse +shop.example/shop.\(\*Store\).Find\(\) error +shop.go:3$`)
-	out = mustCtl(t, "--addr", addr, "probes", "--match", "execution(* shop.example/shop.S*(..))", "--json")
+	out, _, err := runCtlSplit(t, "--addr", addr, "probes", "--match", "execution(* shop.example/shop.S*(..))", "--json")
 	var pl admin.ProbeList
 	if err := json.Unmarshal([]byte(out), &pl); err != nil || len(pl.Probes) != 1 || pl.Probes[0].Signature != "shop.example/shop.Save()" {
 		t.Errorf("probes --json: %v %+v\n%s", err, pl, out)
@@ -68,7 +75,7 @@ func TestCtlProbesAndRules(t *testing.T) {
 	}
 
 	// A bad pattern: the message, then the pattern with a caret under the column.
-	_, err := runCtl(t, "--addr", addr, "rules", "add", "execution(* shop.F$nd(..))")
+	_, err = runCtl(t, "--addr", addr, "rules", "add", "execution(* shop.F$nd(..))")
 	want := "pattern: 1:19: unexpected character '$'\n    execution(* shop.F$nd(..))\n                      ^"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("bad pattern: %v\nwant it to contain\n%s", err, want)
@@ -108,7 +115,7 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 	out := mustCtl(t, "--addr", addr, "stats", "--sort", "count", "--top", "2")
 	wantLines(t, out, `^ID +MODE +CALLS +MEAN +STDDEV +TOTAL +ERRORS +PANICS +CONC +SIGNATURE$`,
 		`^1 +\w+ +30 +\S+ +\S+ +\S+ +0 +0 +(<0\.001|[0-9.]+) +shop.example/shop.\(\*Store\).Find\(\) error$`, `^\(2 of 3 probes, by count desc\)$`)
-	if strings.Count(out, "\n") != 4 {
+	if strings.Count(out, "\n") != 5 { // the program, the header, 2 rows, the count
 		t.Errorf("stats --top 2 printed %d lines:\n%s", strings.Count(out, "\n"), out)
 	}
 	if _, err := runCtl(t, "--addr", addr, "stats", "--sort", "speed"); err == nil || !strings.Contains(err.Error(), "not a sort key") {
@@ -119,8 +126,8 @@ func TestCtlSamplingStatsAndState(t *testing.T) {
 	wantLines(t, mustCtl(t, "--addr", addr, "health"), `^ok: pid \d+, go\S+, up \S+, 3 probes \(0 off, 2 coarse, 1 fine\), sampling 50%$`)
 	wantLines(t, mustCtl(t, "--addr", addr, "metrics"), `^tigris_probe_calls_total\{function="shop.example/shop.Ping",signature="shop.example/shop.Ping\(\)"\} 10$`, `^# TYPE tigris_sampling_ratio gauge$`)
 	var ws admin.WriterState
-	if err := json.Unmarshal([]byte(mustCtl(t, "--addr", addr, "writer", "--json")), &ws); err != nil || !ws.Active {
-		t.Errorf("writer --json: %v %+v", err, ws)
+	if out, _, err := runCtlSplit(t, "--addr", addr, "writer", "--json"); err != nil || json.Unmarshal([]byte(out), &ws) != nil || !ws.Active {
+		t.Errorf("writer --json: %v %+v\n%s", err, ws, out)
 	}
 }
 
