@@ -10,40 +10,7 @@ import (
 	"strings"
 )
 
-// Function literals are named the way the compiler names the functions it makes
-// of them, the names runtime.FuncForPC, pprof and tracebacks print after the
-// package path: F.func1 for the first literal of F, F.func1.1 for the first
-// literal inside that one, (*T).M.func2, Gen[...].func1 (type arguments print as
-// "[...]"), init.0.func1 in the first func init, init.func1 in the initializer of
-// a package-level variable. The compiler (cmd/compile/internal/ir closureName,
-// noder's unified IR reader) numbers the literals of each function in the order
-// its IR writer writes the body, which is source order except for code it leaves
-// out before naming anything:
-//
-//   - statements after a return, goto, panic or terminating if/block, when no
-//     label follows (writer.stmts, terminates);
-//   - the branch of an if whose condition is constant, and the right operand of
-//     && and || that a constant left operand decides (staticBool);
-//   - the post statement and body of a for loop whose condition is constant
-//     false;
-//   - the clauses of a switch on a constant that a constant case rules out;
-//   - constant expressions, written as their value.
-//
-// Package-level initializers are numbered in initialization order
-// (types.Info.InitOrder), as the package's init function runs them.
-//
-// The body of a range-over-func loop becomes a function of its own, F-range1.
-// Go 1.26 numbers the literals inside it with those of the enclosing function
-// (F.func2); from Go 1.27 on the range body is their enclosing function
-// (F-range1.1). Literals in a function named _ are never compiled into
-// anything callable and get no name.
-//
-// Where the compiler inlines the enclosing function, it makes copies of the
-// literal. Go 1.27 gives a copy the literal's own name, except that a nested
-// literal copied into a declared function has ".func" before its number
-// (F.func1.func1 for F.func1.1). Go 1.26 names a copy after the function it
-// was inlined into (G.F.func1, numbered among G's literals). Profiles and
-// tracebacks show the copies' names.
+// The names of function literals (doc.go, "Names of function literals").
 
 // literalNames returns the name of every function literal of the package whose
 // syntax and types are files and info (Types, Uses and InitOrder filled), relative
