@@ -153,11 +153,26 @@ type Streams map[string]*Query
 // earlier (nil: none); the script's own CREATE STREAMs are visible to the
 // statements after them. Errors are *Error, at the offending token.
 func Compile(text string, defined Streams) ([]*Query, error) {
-	s, err := Parse(text)
+	return CompileStop(text, defined, nil)
+}
+
+// CompileStop is Compile, asking stop (nil: never) now and then whether to
+// give up: once it says true, CompileStop returns ErrStopped within a
+// bounded amount of work (stop.go), whatever the text.
+func CompileStop(text string, defined Streams, stop func() bool) ([]*Query, error) {
+	var st *stopper
+	if stop != nil {
+		st = &stopper{stop: stop}
+	}
+	return compile(text, defined, st)
+}
+
+func compile(text string, defined Streams, st *stopper) ([]*Query, error) {
+	s, err := parse(text, st)
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{text: text, streams: Streams{}}
+	c := &checker{text: text, streams: Streams{}, stop: st}
 	for k, v := range defined {
 		c.streams[k] = v
 	}
@@ -178,6 +193,7 @@ func Compile(text string, defined Streams) ([]*Query, error) {
 type checker struct {
 	text    string
 	streams Streams
+	stop    *stopper
 }
 
 func (c *checker) errorf(pos lexer.Position, format string, args ...any) error {
@@ -199,6 +215,9 @@ func (c *checker) inString(s *Text, what string, err error) error {
 }
 
 func (c *checker) statement(st *Statement) (*Query, error) {
+	if c.stop.step() {
+		return nil, ErrStopped
+	}
 	var q *Query
 	var err error
 	switch {
@@ -828,6 +847,9 @@ func (c *checker) unary(u *Unary, sc *scope) (*Node, error) {
 }
 
 func (c *checker) primary(p *Primary, sc *scope) (*Node, error) {
+	if c.stop.step() {
+		return nil, ErrStopped
+	}
 	lit := func(v Value, text string) (*Node, error) {
 		return &Node{Kind: NLit, Type: v.T, Val: v, Text: text, Pos: p.Pos}, nil
 	}

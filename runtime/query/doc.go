@@ -31,4 +31,12 @@
 // and a Caret for terminals. Every limit (MaxText, MaxNesting, the bounds in
 // streams.go) is checked here, before anything runs, and the cost of
 // parsing and checking is linear in the text.
+//
+// # Stopping
+//
+// CompileStop asks a stop function now and then whether to give up (its
+// client left): it returns ErrStopped within a bounded amount of work
+// whatever the text, at most stopEvery tokens or operands after the stop
+// function said so (stop.go; the grammar carries zero-width checkpoints
+// for it, which Grammar leaves out).
 package query

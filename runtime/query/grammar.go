@@ -51,6 +51,7 @@ type Statement struct {
 	Select  *Select        `parser:"( @@"`
 	Stream  *CreateStream  `parser:"| 'CREATE' ( @@"`
 	Trigger *CreateTrigger `parser:"           | @@ ) )"`
+	Stop    checkpoint     `parser:"@@"`
 }
 
 // CreateStream names a derived stream: queries may read it like a built-in
@@ -99,9 +100,10 @@ type Select struct {
 // expression with an optional name.
 type Item struct {
 	Pos   lexer.Position
-	Star  bool   `parser:"(  @'*'"`
-	Expr  *Expr  `parser:" | @@"`
-	Alias string `parser:"    ( 'AS'? @Ident )? )"`
+	Star  bool       `parser:"(  @'*'"`
+	Expr  *Expr      `parser:" | @@"`
+	Alias string     `parser:"    ( 'AS'? @Ident )? )"`
+	Stop  checkpoint `parser:"@@"`
 }
 
 // From is one source, or two joined within a time window.
@@ -213,13 +215,15 @@ type Product struct {
 	Pos  lexer.Position
 	Head *Unary       `parser:"@@"`
 	Tail []*ProductOp `parser:"@@*"`
+	Stop checkpoint   `parser:"@@"`
 }
 
 // ProductOp is one "* Unary" or "/ Unary".
 type ProductOp struct {
 	Pos   lexer.Position
-	Op    string `parser:"@( '*' | '/' )"`
-	Right *Unary `parser:"@@"`
+	Op    string     `parser:"@( '*' | '/' )"`
+	Right *Unary     `parser:"@@"`
+	Stop  checkpoint `parser:"@@"`
 }
 
 // Unary is a negation or a Primary.

@@ -55,8 +55,9 @@ func unquote(t lexer.Token) (lexer.Token, error) {
 	return t, nil
 }
 
-// Grammar returns the grammar as participle's EBNF.
-func Grammar() string { return parser().String() }
+// Grammar returns the grammar as participle's EBNF, without the
+// checkpoints that let a parse stop (stop.go): they match nothing.
+func Grammar() string { return strings.ReplaceAll(parser().String(), " checkpoint", "") }
 
 // Error is a query error at a position of the text. Its Error method gives
 // "query:LINE:COL: message"; Caret gives the line with a caret under the
@@ -99,14 +100,20 @@ func errorAt(text string, pos lexer.Position, format string, args ...any) *Error
 // Parse parses a query text: one or more statements separated by semicolons.
 // Errors are *Error. The cost is linear in the text, which is at most
 // MaxText bytes.
-func Parse(text string) (*Script, error) {
+func Parse(text string) (*Script, error) { return parse(text, nil) }
+
+// parse is Parse, stopping with ErrStopped when st says so.
+func parse(text string, st *stopper) (*Script, error) {
 	if len(text) > MaxText {
 		return nil, &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("query text of %d bytes; the most is %d", len(text), MaxText)}
 	}
 	if !utf8.ValidString(text) {
 		return nil, &Error{Line: 1, Col: 1, Msg: "query text is not valid UTF-8"}
 	}
-	toks, err := parser().Lex("", strings.NewReader(text))
+	toks, err := lex(text, st)
+	if errors.Is(err, ErrStopped) {
+		return nil, err
+	}
 	if err != nil {
 		var lerr *lexer.Error
 		if errors.As(err, &lerr) {
@@ -117,7 +124,10 @@ func Parse(text string) (*Script, error) {
 	if err := checkNesting(text, toks); err != nil {
 		return nil, err
 	}
-	s, err := parseTokens(toks)
+	s, err := parseTokens(toks, st)
+	if st != nil && st.stopped {
+		return nil, ErrStopped
+	}
 	if err != nil {
 		var perr participle.Error
 		if errors.As(err, &perr) {
@@ -132,7 +142,7 @@ func Parse(text string) (*Script, error) {
 // lexer takes half of the parse's time); a panic inside it (a bug of the
 // parser library or of the grammar) becomes an error, never the caller's
 // panic.
-func parseTokens(toks []lexer.Token) (s *Script, err error) {
+func parseTokens(toks []lexer.Token, st *stopper) (s *Script, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			s, err = nil, fmt.Errorf("internal parser error: %v", v)
@@ -142,7 +152,35 @@ func parseTokens(toks []lexer.Token) (s *Script, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if st != nil {
+		first := &peek.Range(0, 1)[0]
+		parsing.Store(first, st)
+		defer parsing.Delete(first)
+	}
 	return parser().ParseFromLexer(peek)
+}
+
+// lex splits text into the parser's tokens (its String tokens unquoted),
+// looking at st every stopEvery tokens.
+func lex(text string, st *stopper) ([]lexer.Token, error) {
+	l, err := parser().Lexer().Lex("", strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	var toks []lexer.Token
+	for {
+		if st.step() {
+			return nil, ErrStopped
+		}
+		t, err := l.Next()
+		if err != nil {
+			return nil, err
+		}
+		toks = append(toks, t)
+		if t.EOF() {
+			return toks, nil
+		}
+	}
 }
 
 // replay is a lexer that gives back tokens lexed before.

@@ -175,11 +175,20 @@ func (s *streamWriter) Write(p []byte) (int, error) {
 
 func (s *streamWriter) flush() { _ = s.rc.Flush() }
 
+// stopWith stops a compile once r's client has left.
+func stopWith(r *http.Request) func() bool {
+	ctx := r.Context()
+	return func() bool { return ctx.Err() != nil }
+}
+
 // queryError turns an error of live.Post into its reply.
 func queryError(err error) error {
 	var qe *query.Error
 	var refused *live.RefusedError
 	switch {
+	case errors.Is(err, query.ErrStopped):
+		// Nobody reads it: the client left.
+		return errorf(http.StatusServiceUnavailable, "the client left while its query compiled")
 	case errors.As(err, &qe):
 		return &apiError{status: http.StatusBadRequest, ErrorBody: ErrorBody{Error: qe.Error(), Field: "query", Line: qe.Line, Column: qe.Col}}
 	case errors.As(err, &refused):
@@ -219,12 +228,13 @@ func (a *api) postQuery(w http.ResponseWriter, r *http.Request) error {
 			done()
 		}
 	}()
+	// A client that leaves stops the compile (query.CompileStop).
+	qs, err := live.Default().Compile(req.Query, stopWith(r))
+	if err != nil {
+		return queryError(err)
+	}
 	if !req.Detach {
 		// Check before anything starts that the text has one query to stream.
-		qs, err := query.Compile(req.Query, live.Default().Defined())
-		if err != nil {
-			return queryError(err)
-		}
 		running := 0
 		for _, q := range qs {
 			if !q.Explain && q.Kind != query.KindStream {
@@ -236,7 +246,7 @@ func (a *api) postQuery(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	a.mu.Lock()
-	posted, err := live.Default().Post(req.Query, req.Detach)
+	posted, err := live.Default().Start(qs, req.Detach)
 	a.mu.Unlock()
 	done()
 	done = nil // not held while the rows stream
@@ -327,7 +337,7 @@ func (a *api) explainQuery(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer done()
-	qs, err := query.Compile(text, reg.Defined())
+	qs, err := reg.Compile(text, stopWith(r))
 	if err != nil {
 		return queryError(err)
 	}

@@ -2,6 +2,8 @@ package admin
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/runtime/query"
 	"github.com/tigrisgo/tigris/runtime/query/engine"
 	"github.com/tigrisgo/tigris/runtime/query/live"
 )
@@ -152,4 +155,48 @@ func TestEndQueryWithReason(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `{"end":"ended after 10s (--for)","ended":"`) {
 		t.Fatalf("results:\n%s", rec.Body)
 	}
+}
+
+// TestQueryCompileStopsWhenItsClientLeaves: a client that leaves while its
+// long query compiles stops the compile (query.CompileStop bounds the work
+// after the stop): nothing starts, for a post and for an explain.
+func TestQueryCompileStopsWhenItsClientLeaves(t *testing.T) {
+	reset(t)
+	h := NewHandler(Options{})
+	noBudget()
+	text := "SELECT name FROM calls WHERE name = 'Ping' AND duration" + strings.Repeat(" * 1", 900) + " > 1ms"
+	body, _ := json.Marshal(QueryRequest{Query: text})
+	for _, path := range []string{Prefix + "queries", Prefix + "queries/explain"} {
+		// The client leaves once the compile has begun.
+		ctx := &leaving{Context: context.Background(), after: 3}
+		req := httptest.NewRequest("POST", path, bytes.NewReader(body)).WithContext(ctx)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "the client left while its query compiled") {
+			t.Errorf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+	}
+	for _, q := range live.Default().List() {
+		if in := q.Info(); in.State == "running" {
+			t.Errorf("query %d runs: %s", in.ID, query.Clip(in.Text))
+		}
+	}
+	if m := pingMode(t); m != "off" {
+		t.Errorf("Ping is %s", m)
+	}
+}
+
+// leaving is a request's context whose client leaves after the handler
+// asked after it a few times: Err says so from then on (Done never does, so
+// the handler's waits for its turn go through).
+type leaving struct {
+	context.Context
+	asked, after int
+}
+
+func (c *leaving) Err() error {
+	if c.asked++; c.asked > c.after {
+		return context.Canceled
+	}
+	return nil
 }

@@ -155,17 +155,24 @@ var ErrTooMany = errors.New("too many queries")
 // changes unless every statement can run: a syntax error, a refused plan or
 // the limit on running queries leaves probes and names as they were.
 func (r *Registry) Post(text string, detach bool) ([]Posted, error) {
-	r.mu.Lock()
-	defined := query.Streams{}
-	for k, v := range r.streams {
-		defined[k] = v
-	}
-	opts := r.opts
-	r.mu.Unlock()
-	qs, err := query.Compile(text, defined)
+	qs, err := r.Compile(text, nil)
 	if err != nil {
 		return nil, err
 	}
+	return r.Start(qs, detach)
+}
+
+// Compile compiles text against the registry's named streams, asking stop
+// (nil: never) now and then whether to give up: once it says true, Compile
+// returns query.ErrStopped within a bounded amount of work, whatever the
+// text (a client that leaves while its long query compiles).
+func (r *Registry) Compile(text string, stop func() bool) ([]*query.Query, error) {
+	return query.CompileStop(text, r.Defined(), stop)
+}
+
+// Start plans and starts the statements Compile gave, as Post does.
+func (r *Registry) Start(qs []*query.Query, detach bool) ([]Posted, error) {
+	opts := r.Options()
 	cat := readCatalog()
 	var out []Posted
 	starting := 0
