@@ -161,6 +161,9 @@ func (c *chromeWriter) record(s *stream, p *probe, r *writer.Record) error {
 	if r.Flags&writer.FlagPanic != 0 {
 		b = append(b, `,"panic":true`...)
 	}
+	if r.Unfinished() {
+		b = append(b, `,"unfinished":true`...) // running until the writer closed
+	}
 	if r.Flags&writer.FlagSize != 0 {
 		b = appendIntField(b, "size", r.Size)
 	}

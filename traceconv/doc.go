@@ -46,6 +46,13 @@
 // converted. Convert and the other functions return an error only when writing
 // the output fails. Report.Empty tells a caller that nothing usable was read.
 //
+// Calls that had not returned when the program's writer closed (records with
+// writer.FlagUnfinished, format 1.5) are read, not lost: Report.Unfinished
+// counts them apart from Report.Lost. Their time is how long they had run
+// by then. Summarize counts them in FuncStats.Unfinished and leaves them out
+// of Calls and of every duration; `tigris read`, Chrome and OPEN.xtrace mark
+// them; Pprof and Kieker take their time up to the close as their duration.
+//
 // # Concurrency
 //
 // The functions of this package may run concurrently on different Readers; a

@@ -22,6 +22,7 @@ import (
 //	header  stream=0123456789abcdef seq=0 pid=42 host=h1 binary=/app start=2026-01-02T15:04:05.000000000Z format=1.3 clock=tsc@2096000000Hz
 //	probe   7 example.com/shop.Find(int) error  m.go:12
 //	record  2026-01-02T15:04:05.000000100Z trace=3 eoi=1 ess=1 g=17 60ns example.com/shop.Find(int) error [error]
+//	record  2026-01-02T15:04:05.000000100Z trace=4 eoi=0 ess=0 g=1 >=2s main.main() [unfinished]
 //	loss    120 records lost (queue full), exits between 2026-…Z and 2026-…Z
 //	link    trace=5 g=18 started by trace=3 g=1 eoi=2 ess=1 in example.com/shop.Serve() at 2026-01-02T15:04:05.000000050Z
 //	gap     app.tgr offset 4096: 512 bytes unreadable (torn tail)
@@ -64,15 +65,19 @@ func appendWall(b []byte, ns int64) []byte {
 }
 
 func flagNames(f writer.Flags) string {
-	switch f & (writer.FlagError | writer.FlagPanic) {
-	case writer.FlagError:
-		return "error"
-	case writer.FlagPanic:
-		return "panic"
-	case writer.FlagError | writer.FlagPanic:
-		return "error,panic"
+	var names string
+	for _, n := range [...]struct {
+		f    writer.Flags
+		name string
+	}{{writer.FlagError, "error"}, {writer.FlagPanic, "panic"}, {writer.FlagUnfinished, "unfinished"}} {
+		if f&n.f != 0 {
+			if names != "" {
+				names += ","
+			}
+			names += n.name
+		}
 	}
-	return ""
+	return names
 }
 
 func appendItemText(b []byte, s *stream, it *writer.Item) []byte {
@@ -131,6 +136,9 @@ func appendItemText(b []byte, s *stream, it *writer.Item) []byte {
 		b = append(b, " g="...)
 		b = strconv.AppendUint(b, r.GID, 10)
 		b = append(b, ' ')
+		if r.Unfinished() {
+			b = append(b, ">="...) // it had run this long when the writer closed
+		}
 		b = append(b, time.Duration(r.TOut-r.TIn).String()...)
 		b = append(b, ' ')
 		b = append(b, s.probe(r.Probe).sig...)
@@ -250,6 +258,9 @@ func appendItemJSON(b []byte, s *stream, it *writer.Item) []byte {
 		}
 		if r.Flags&writer.FlagPanic != 0 {
 			b = appendBoolField(b, "panic", true)
+		}
+		if r.Unfinished() {
+			b = appendBoolField(b, "unfinished", true)
 		}
 		if r.Flags&writer.FlagSize != 0 {
 			b = appendIntField(b, "size", r.Size)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
@@ -273,18 +274,10 @@ func (x *xtraceWriter) invocation(b []byte, s *stream, n *writer.Node, link *wri
 	b = appendIntField(b, "responseTime", int64(n.Inclusive))
 	b = appendIntField(b, "exclusiveTime", int64(n.Exclusive))
 	b = appendUintField(b, "threadID", r.GID)
-	if r.Flags&(writer.FlagError|writer.FlagPanic) != 0 {
-		b = append(b, `,"labels":[`...)
-		if r.Flags&writer.FlagError != 0 {
-			b = append(b, `"error"`...)
-		}
-		if r.Flags&writer.FlagPanic != 0 {
-			if r.Flags&writer.FlagError != 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `"panic"`...)
-		}
-		b = append(b, ']')
+	if f := flagNames(r.Flags); f != "" {
+		b = append(b, `,"labels":["`...)
+		b = append(b, strings.ReplaceAll(f, ",", `","`)...)
+		b = append(b, `"]`...)
 	}
 	b = append(b, `,"additionalInformation":{`...)
 	b = appendUintField(b, "eoi", uint64(r.EOI))

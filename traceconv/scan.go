@@ -73,11 +73,15 @@ type Progress struct {
 // fills it; fields a converter has no use for stay zero (Traces, Orphans and
 // Split are counted only by the converters that build call trees).
 type Report struct {
-	Files     int   // input files started
-	Streams   int   // distinct record streams (writer instances) seen
-	Records   int64 // records read
-	Probes    int64 // probe definitions read
-	Undefined int64 // records whose probe had no definition (named "probe#N")
+	Files   int   // input files started
+	Streams int   // distinct record streams (writer instances) seen
+	Records int64 // records read
+	// Unfinished are the records (of Records) of calls that had not returned
+	// when the program's writer closed (writer.FlagUnfinished): their exit
+	// time is the close's, and summaries leave them out of durations.
+	Unfinished int64
+	Probes     int64 // probe definitions read
+	Undefined  int64 // records whose probe had no definition (named "probe#N")
 
 	Losses       int64  // loss items read
 	Lost         uint64 // records the monitored program's writer reported lost
@@ -116,6 +120,9 @@ func (r *Report) Warnings() []string {
 	var w []string
 	if r.Lost > 0 || r.Losses > 0 {
 		w = append(w, fmt.Sprintf("the monitored program lost %d records (%d loss reports in the stream)", r.Lost, r.Losses))
+	}
+	if r.Unfinished > 0 {
+		w = append(w, fmt.Sprintf("%d calls had not returned when the monitored program's writer closed (unfinished records: their time is how long they had run by then; left out of durations)", r.Unfinished))
 	}
 	for _, name := range r.NotTrace {
 		if name == "" {
@@ -349,6 +356,7 @@ func (sc *scanner) run(r *writer.Reader) error {
 	st := r.Stats()
 	sc.rep.Files = st.Files
 	sc.rep.Records = st.Records
+	sc.rep.Unfinished = st.Unfinished
 	sc.rep.Probes = st.Probes
 	sc.rep.Losses = st.Losses
 	sc.rep.Links = st.Links

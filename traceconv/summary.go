@@ -28,6 +28,10 @@ type FuncStats struct {
 	Calls     int64  `json:"calls"`
 	Errors    int64  `json:"errors"` // calls that returned a non-nil error
 	Panics    int64  `json:"panics"` // calls that ended by panicking
+	// Unfinished are the calls that had not returned when the program's
+	// writer closed (writer.FlagUnfinished), not counted in Calls: their
+	// duration is unknown, so they are in no Dist.
+	Unfinished int64 `json:"unfinished,omitempty"`
 	// Inclusive is the calls' duration; Exclusive the part not spent in recorded
 	// callees (see writer.Node).
 	Inclusive Dist `json:"inclusive"`
@@ -57,6 +61,7 @@ func Summarize(r *writer.Reader, opt Options) ([]FuncStats, Report, error) {
 		key                  funcKey
 		idx                  int
 		calls, errors, panic int64
+		unfinished           int64
 		incl, excl           durDist
 		maxDur               int64
 		maxRemote            [16]byte // the slowest call's trace's W3C id, zero if none
@@ -81,6 +86,10 @@ func Summarize(r *writer.Reader, opt Options) ([]FuncStats, Report, error) {
 				p.idx = a.idx
 			}
 			a := accs[p.idx]
+			if n.Record.Unfinished() {
+				a.unfinished++
+				continue
+			}
 			a.calls++
 			if n.Record.Flags&writer.FlagError != 0 {
 				a.errors++
@@ -106,7 +115,7 @@ func Summarize(r *writer.Reader, opt Options) ([]FuncStats, Report, error) {
 	for i, a := range accs {
 		out[i] = FuncStats{
 			Signature: a.key.name, File: a.key.file, Line: a.key.line,
-			Calls: a.calls, Errors: a.errors, Panics: a.panic,
+			Calls: a.calls, Errors: a.errors, Panics: a.panic, Unfinished: a.unfinished,
 			Inclusive: a.incl.summary(), Exclusive: a.excl.summary(),
 		}
 		if a.maxRemote != ([16]byte{}) {

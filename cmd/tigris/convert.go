@@ -89,6 +89,10 @@ func runConvert(stdout, stderr io.Writer, to, out string, paths []string) error 
 		msg += fmt.Sprintf(" in %d call tree(s)", rep.Traces)
 	}
 	msg += fmt.Sprintf(", %d lost", rep.Lost)
+	if rep.Unfinished > 0 {
+		// Calls still running when the program's writer closed: read, not lost.
+		msg += fmt.Sprintf(", %d unfinished", rep.Unfinished)
+	}
 	if rep.Gaps > 0 {
 		msg += fmt.Sprintf(", %d bytes unreadable", rep.SkippedBytes)
 	}
