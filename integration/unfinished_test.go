@@ -1,10 +1,10 @@
 package integration
 
 import (
-	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,33 +119,17 @@ func errString(err error) string {
 // main.main, as "name@ess", sorted: the unfinished ones and the others.
 func callsAtExit(t *testing.T, path string) (open, done []string) {
 	t.Helper()
-	r, err := writer.Open(path)
-	if err != nil {
-		t.Fatalf("reading the trace: %v", err)
-	}
-	defer r.Close()
-	for {
-		it, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.Kind != writer.KindRecord {
-			continue
-		}
-		def := r.Probe(it.Record.Probe)
+	itest.EachRecord(t, path, func(def *writer.ProbeDef, r *writer.Record) {
 		if def == nil {
-			t.Fatalf("record of undefined probe %d", it.Record.Probe)
+			t.Fatalf("record of undefined probe %d", r.Probe)
 		}
-		name := def.Name + "@" + string(rune('0'+it.Record.ESS))
-		if it.Record.Unfinished() {
+		name := def.Name + "@" + strconv.Itoa(int(r.ESS))
+		if r.Unfinished() {
 			open = append(open, name)
 		} else {
 			done = append(done, name)
 		}
-	}
+	})
 	slices.Sort(open)
 	slices.Sort(done)
 	return open, done

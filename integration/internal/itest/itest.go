@@ -275,15 +275,15 @@ func FileExists(name string) bool {
 	return err == nil
 }
 
-// CountRecords returns how many records the trace file at path holds.
-func CountRecords(t *testing.T, path string) int {
+// EachRecord calls f with every fine record of the trace file at path and
+// its probe's definition (nil when the trace has none).
+func EachRecord(t *testing.T, path string, f func(def *writer.ProbeDef, r *writer.Record)) {
 	t.Helper()
 	r, err := writer.Open(path)
 	if err != nil {
 		t.Fatalf("reading %s: %v", path, err)
 	}
 	defer r.Close()
-	n := 0
 	for {
 		it, err := r.Next()
 		if err == io.EOF {
@@ -293,35 +293,28 @@ func CountRecords(t *testing.T, path string) int {
 			t.Fatal(err)
 		}
 		if it.Kind == writer.KindRecord {
-			n++
+			f(r.Probe(it.Record.Probe), &it.Record)
 		}
 	}
+}
+
+// CountRecords returns how many records the trace file at path holds.
+func CountRecords(t *testing.T, path string) int {
+	t.Helper()
+	n := 0
+	EachRecord(t, path, func(*writer.ProbeDef, *writer.Record) { n++ })
 	return n
 }
 
 // RecordsBy counts the fine records of a trace file by key(probe definition).
 func RecordsBy(t *testing.T, path string, key func(*writer.ProbeDef) string) map[string]int {
 	t.Helper()
-	r, err := writer.Open(path)
-	if err != nil {
-		t.Fatalf("reading the trace: %v", err)
-	}
-	defer r.Close()
 	n := map[string]int{}
-	for {
-		it, err := r.Next()
-		if err == io.EOF {
-			break
+	EachRecord(t, path, func(def *writer.ProbeDef, _ *writer.Record) {
+		if def != nil {
+			n[key(def)]++
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.Kind == writer.KindRecord {
-			if def := r.Probe(it.Record.Probe); def != nil {
-				n[key(def)]++
-			}
-		}
-	}
+	})
 	return n
 }
 
