@@ -20,16 +20,18 @@ type catalog struct {
 func (c *catalog) Probes() []*engine.Probe { return c.probes }
 func (c *catalog) Costs() engine.Costs     { return measured().costs }
 
-// readCatalog describes every probe with its statistics so far: the rate is
-// the calls since the program started over its uptime, unknown (-1) for a
-// probe that has seen no call and is off.
-func readCatalog() *catalog {
+// readCatalog describes every probe with its statistics over the recent
+// past (recent.go): the rate is the calls over the last recentMin to
+// recentMin+markEvery, unknown (-1) for a probe that saw no call then and
+// is off; the mean and deviation are those calls' too.
+func readCatalog() *catalog { return readCatalogAt(time.Now()) }
+
+func readCatalogAt(now time.Time) *catalog {
 	metas := monitor.Catalog()
-	stats := map[uint32]monitor.Stats{}
-	for _, s := range monitor.Snapshot() {
+	stats := map[uint32]recentStat{}
+	for _, s := range recentStats(now) {
 		stats[s.ID] = s
 	}
-	up := time.Since(monitor.Started()).Seconds()
 	c := &catalog{byID: make(map[uint32]*engine.Probe, len(metas))}
 	for _, m := range metas {
 		sig := pointcut.Signature{Package: m.Package, Recv: m.Recv, RecvPtr: m.RecvPtr, Name: m.Name, File: m.File, Line: m.Line}
@@ -39,8 +41,8 @@ func readCatalog() *catalog {
 			ID: m.ID, Function: engine.Symbol(m.Signature), Package: m.Package, Receiver: m.Recv, Name: m.Name,
 			Signature: m.Signature, File: m.File, Line: m.Line, Sig: &sig, Mode: string(m.Mode), Rate: -1,
 		}
-		if s, ok := stats[m.ID]; ok && (s.Count > 0 || m.Mode != monitor.Mode("off")) && up > 0 {
-			p.Rate, p.MeanNs, p.SDNs = float64(s.Count)/up, s.MeanNs, s.StdDevNs
+		if s, ok := stats[m.ID]; ok && (s.Count > 0 || m.Mode != monitor.Mode("off")) && s.Rate >= 0 {
+			p.Rate, p.MeanNs, p.SDNs = s.Rate, s.MeanNs, s.StdDevNs
 		}
 		c.probes = append(c.probes, p)
 		c.byID[m.ID] = p

@@ -108,6 +108,7 @@ func Default() *Registry {
 // calls it with the settings of tigris.yaml's queries section). Queries
 // already running keep theirs.
 func Configure(opts Options) {
+	startMarks() // recent rates for the first EXPLAIN (recent.go)
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
 	if defaultReg == nil {
