@@ -47,6 +47,7 @@ type node struct {
 	text  string        // canonical text of a leaf
 	terms int           // opAnd, opOr, opNot: the expanded size, see size
 	call  bool          // opAnd, opOr, opNot: a call(...) term is below
+	lit   bool          // opAnd, opOr, opNot: a literal term (isLitTerm) is below
 }
 
 // MaxTerms bounds the size of a pointcut with its named pointcuts expanded: the
@@ -72,6 +73,7 @@ func composite(o op, kids []*node) *node {
 	for _, k := range kids {
 		n.terms = num.Min(n.terms+k.size(), MaxTerms+1)
 		n.call = n.call || k.hasCall()
+		n.lit = n.lit || k.hasLit()
 	}
 	return n
 }
@@ -93,6 +95,7 @@ const (
 	predReturnsError
 	predTest
 	predPointerReceiver
+	predLiteral
 )
 
 // predicates lists the predicate names in the order error messages and docs use.
@@ -108,6 +111,7 @@ var predicates = []struct {
 	{"returns_error", predReturnsError},
 	{"test", predTest},
 	{"pointer_receiver", predPointerReceiver},
+	{"literal", predLiteral},
 }
 
 func (p predicate) match(s *Signature) bool {
@@ -128,6 +132,8 @@ func (p predicate) match(s *Signature) bool {
 		return s.Flags&Test != 0
 	case predPointerReceiver:
 		return s.Flags&Method != 0 && s.RecvPtr
+	case predLiteral:
+		return s.Lit != ""
 	}
 	return false
 }
@@ -248,6 +254,16 @@ func (n *node) format(b *strings.Builder, min int) {
 
 // hasCall reports whether n contains a call(...) term.
 func (n *node) hasCall() bool { return n.op == opCall || n.call }
+
+// isLitTerm reports a term that names function literals: a function pattern
+// with a literal part, or literal(). A literal's execution is selected only
+// through one (Pointcut.MatchExecution).
+func (n *node) isLitTerm() bool {
+	return n.sig != nil && n.sig.hasLit || n.op == opPred && n.pred == predLiteral
+}
+
+// hasLit reports whether n contains a literal term.
+func (n *node) hasLit() bool { return n.isLitTerm() || n.lit }
 
 // compiler turns a parse tree into nodes.
 type compiler struct {
@@ -466,33 +482,51 @@ func (c *compiler) sig(s *sigPattern) (*sigMatcher, string, error) {
 		}
 		return nil, "", participle.Errorf(at, "expected %q after package pattern %s", ".", pkgText)
 	}
-	if f.Recv != nil {
-		r, text, err := c.recv(f.Recv)
+	recv, name, lit, err := c.literalParts(f)
+	if err != nil {
+		return nil, "", err
+	}
+	var nameText string
+	if name != nil {
+		g, generic, text, err := c.name(name)
 		if err != nil {
 			return nil, "", err
+		}
+		if generic && recv != nil {
+			return nil, "", participle.Errorf(name.TypeParams.Pos, "a method has no type parameters of its own; put them on the receiver: (*T[...]).%s", text[:strings.IndexByte(text, '[')])
+		}
+		if f.Index != "" {
+			text += "." + f.Index
+			g = newGlob(strings.TrimSuffix(text, "[...]"))
+		}
+		m.name, m.generic, nameText = g, generic, text
+	}
+	if recv != nil {
+		r, text, err := c.recv(recv)
+		if err != nil {
+			return nil, "", err
+		}
+		if r.kind == recvValue && lit == "" && isLitElem(nameText) {
+			text = "(" + text + ")" // a method named like a literal: (T).func1
 		}
 		m.recv = r
 		b.WriteString(text + ".")
-		if f.Name == nil {
-			return nil, "", participle.Errorf(f.Recv.Pos, "expected a method name after receiver %s.", text)
+		if name == nil {
+			return nil, "", participle.Errorf(recv.Pos, "expected a method name after receiver %s.", text)
 		}
 	}
 	switch {
-	case f.Name != nil:
-		name, generic, text, err := c.name(f.Name)
-		if err != nil {
-			return nil, "", err
-		}
-		if generic && f.Recv != nil {
-			return nil, "", participle.Errorf(f.Name.TypeParams.Pos, "a method has no type parameters of its own; put them on the receiver: (*T[...]).%s", text[:strings.IndexByte(text, '[')])
-		}
-		m.name, m.generic = name, generic
-		b.WriteString(text)
+	case name != nil:
+		b.WriteString(nameText)
 	case f.Dot:
 		return nil, "", participle.Errorf(f.Params.posOr(f.Pos), "expected a function name after %s.", pkgText)
 	default: // "example.com/shop/...(..)": any function under the package
 		m.name = glob{kind: globAny}
 		b.WriteString("*")
+	}
+	if lit != "" {
+		m.lit, m.hasLit = newGlob(lit), true
+		b.WriteString(lit)
 	}
 	l, text, err := c.list(f.Params)
 	if err != nil {
@@ -501,6 +535,62 @@ func (c *compiler) sig(s *sigPattern) (*sigMatcher, string, error) {
 	m.params = *l
 	b.WriteString("(" + text + ")")
 	return m, b.String(), nil
+}
+
+// literalParts sorts out the receiver, the name and the literal part of a
+// function pattern: a receiver without parentheses before a name shaped like
+// a literal ("F.func1", "F.func*") is the function the literal is written
+// in, and so is one before a number ("init.0"). lit is "" when the pattern
+// has no literal part, else the part with its separator (".func1").
+func (c *compiler) literalParts(f *funcPattern) (recv *recvPattern, name *namePattern, lit string, err error) {
+	recv, name = f.Recv, f.Name
+	if f.Lit != nil {
+		for _, e := range f.Lit.Elems {
+			text, err := glue(e.Toks, "function literal pattern")
+			if err != nil {
+				return nil, nil, "", err
+			}
+			lit += text
+		}
+	}
+	var nameText string
+	if name != nil {
+		if nameText, err = glue(name.Parts, "name pattern"); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	bare := recv != nil && !recv.Paren
+	switch {
+	case f.Index != "" && !bare:
+		at := f.Pos
+		if recv != nil {
+			at = recv.Pos
+		}
+		return nil, nil, "", participle.Errorf(at, "expected a function name before .%s (init.0 is the first func init)", f.Index)
+	case f.Index != "":
+		recv, name = nil, recv.Bare
+	case bare && name != nil && name.TypeParams == nil && isLitElem(nameText):
+		lit = "." + nameText + lit
+		recv, name = nil, recv.Bare
+	}
+	if lit == "" {
+		return recv, name, "", nil
+	}
+	first := strings.TrimPrefix(lit, ".")
+	if i := strings.IndexAny(first, ".-"); i >= 0 {
+		first = first[:i]
+	}
+	if lit[0] == '.' && !isLitElem(first) && first != "*" {
+		return nil, nil, "", participle.Errorf(f.Lit.Pos, "expected a function literal's name after the function's, func and its number: .func1, .func2.1, or a glob such as .func*; got %s", lit)
+	}
+	return recv, name, lit, nil
+}
+
+// isLitElem reports a name shaped like the first element of a function
+// literal's name: func and a number, or func and a glob ("func*").
+func isLitElem(s string) bool {
+	rest, ok := strings.CutPrefix(s, "func")
+	return ok && rest != "" && strings.Trim(rest, "0123456789*") == ""
 }
 
 func (l *paramList) posOr(def lexer.Position) lexer.Position {

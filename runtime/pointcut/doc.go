@@ -19,10 +19,11 @@
 //	                 also requires a method of a receiver matching Recv
 //	args(Types)      the (called) function's parameters match Types
 //	predicates       exported() method() function() generic() variadic()
-//	                 returns_error() test() pointer_receiver() all() none()
+//	                 returns_error() test() pointer_receiver() literal() all() none()
 //	name             a named pointcut of the Env
 //
-//	Sig   = [Result] Pkg "." [Recv "."] Name [ "[...]" ] "(" Params ")"
+//	Sig   = [Result] Pkg "." [Recv "."] Name [ "[...]" ] [Lit] "(" Params ")"
+//	Lit   = the rest of a function literal's Go name: ".func1", ".func2.1", "-range1.1"
 //
 // Examples:
 //
@@ -46,6 +47,21 @@
 // A result pattern "*", or none, matches any results; "T" exactly one result;
 // "(T1, T2)" exactly those. A path whose last element has a dot is quoted:
 // "gopkg.in/yaml.v3".Marshal.
+//
+// # Function literals
+//
+// A function literal's [Signature] has the Package, Recv and Name of the
+// declared function it is written in (Name as Go prints it: "init.0" in the
+// first func init, "init" in a package-level initializer) and the rest of its
+// Go name in Lit (".func1"). A pattern selects it by that name, "F.func1",
+// "(*T).M.func2.1", "init.0.func1": a receiver without parentheses before a
+// name shaped like "func1" or "func*" is the function, the rest the literal
+// part. In the literal part "*" also matches dots, so "F.func*" is every
+// literal in F. A pattern without a literal part never matches a literal, a
+// pattern with one never a declared function, and a literal's execution is
+// selected only when the expression is true and would be false with every
+// literal term (a pattern with a literal part, literal()) replaced by false:
+// expressions that do not name literals select none.
 //
 // # Executions and calls
 //

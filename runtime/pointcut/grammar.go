@@ -40,6 +40,7 @@ var lex = sync.OnceValue(func() *lexer.StatefulDefinition {
 		{Name: "String", Pattern: `"(?:[^"\\\n]|\\.)*"`},
 		{Name: "Path", Pattern: `(?:\*|[\pL\pN_~+.-][\pL\pN_~+.*-]*)/(?:[\pL\pN_~+.*-]+/)*(?:\.\.\.|\.\.|[\pL\pN_~+*-]+)`},
 		{Name: "StarSpace", Pattern: `\*[ \t\r\n]+`},
+		{Name: "Range", Pattern: `-range[0-9*]*`},
 		{Name: "Punct", Pattern: `\.\.\.|\.\.|&&|\|\||<-|[!(),.\[\]{}*]`},
 		{Name: "Int", Pattern: `[0-9]+`},
 		{Name: "Keyword", Pattern: `(?:map|chan|func|interface|struct)\b`},
@@ -119,17 +120,38 @@ type resultPattern struct {
 	Any   bool         `parser:"| @( '*' | StarSpace ) (?= ( Path | String | Ident | '*' | '...' | '..' ) ) )"`
 }
 
-// funcPattern = pkgPattern [ "." ] [ recvPattern "." ] [ namePattern ] "(" [ paramList ] ")" .
+// funcPattern = pkgPattern [ "." ] [ recvPattern "." ] [ namePattern | Int ] [ litPattern ] "(" [ paramList ] ")" .
 //
 // The "." after the package and the name may only be left out after a package that
-// ends in "..."; compile checks that.
+// ends in "..."; compile checks that. The Int is the number of a func init
+// ("init.0"), and a receiver without parentheses followed by a name that
+// starts with "func" and a number or "*" ("F.func1", "F.func*") is a function
+// and its literal: compile sorts that out.
 type funcPattern struct {
 	Pos    lexer.Position
 	Pkg    *pkgPattern  `parser:"@@"`
 	Dot    bool         `parser:"@'.'?"`
 	Recv   *recvPattern `parser:"( @@ '.' )?"`
-	Name   *namePattern `parser:"@@?"`
+	Name   *namePattern `parser:"( @@"`
+	Index  string       `parser:"  | @Int )?"`
+	Lit    *litPattern  `parser:"@@?"`
 	Params *paramList   `parser:"'(' @@? ')'"`
+}
+
+// litPattern = { Range } { "." litElem } .     (at least one)
+//
+// litElem = Int | "*" [ Ident ] | Ident | "func" "*" [ Ident ] .
+//
+// The rest of a function literal's Go name after its function's: ".func1",
+// ".func2.1", "-range1.1".
+type litPattern struct {
+	Pos   lexer.Position
+	Elems []*litElem `parser:"@@+"`
+}
+
+type litElem struct {
+	Pos  lexer.Position
+	Toks []lexer.Token `parser:"@( Range | '.' ( Int | '*' Ident? | Ident | StarSpace | 'func' '*' Ident? ) )"`
 }
 
 // scopePattern = pkgPattern [ "." recvPattern ] .
@@ -163,10 +185,10 @@ type recvPattern struct {
 	Bare    *namePattern `parser:"| @@ )"`
 }
 
-// namePattern = ( "*" [ Ident ] | Ident | StarSpace ) [ typeParams ] .
+// namePattern = ( "*" [ Ident ] | Ident | StarSpace | "func" "*" [ Ident ] ) [ typeParams ] .
 type namePattern struct {
 	Pos        lexer.Position
-	Parts      []lexer.Token `parser:"@( '*' Ident? | Ident | StarSpace )"`
+	Parts      []lexer.Token `parser:"@( '*' Ident? | Ident | StarSpace | 'func' '*' Ident? )"`
 	TypeParams *typeParams   `parser:"@@?"`
 }
 

@@ -542,12 +542,15 @@ type sigMatcher struct {
 	recv    recvMatcher
 	name    glob
 	generic bool // the name has type parameters
+	lit     glob // hasLit: the literal part, separator first; "*" matches dots too
+	hasLit  bool // the pattern selects function literals, and only them
 	params  listMatcher
 	results resultMatcher
 }
 
 func (m *sigMatcher) match(s *Signature) bool {
-	return m.name.match(s.Name) &&
+	return (m.hasLit && s.Lit != "" && m.lit.match(s.Lit) || !m.hasLit && s.Lit == "") &&
+		m.name.match(s.Name) &&
 		m.recv.match(s) &&
 		m.pkg.matchFunc(s) &&
 		(!m.generic || s.Flags&Generic != 0) &&

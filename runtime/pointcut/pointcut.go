@@ -40,11 +40,21 @@ func Parse(expr string) (*Pointcut, error) { return (*Env)(nil).Parse(expr) }
 // body running) is selected: execution(S) and withincode(S) test sig, within(P) tests
 // sig's package and receiver, args(...) tests sig's parameters, predicates test sig's
 // flags, and call(S) is false. It does not allocate.
+//
+// A function literal's execution (sig.Lit set) is selected only through a
+// term that names literals: the expression must be true and would be false
+// with every such term (a function pattern with a literal part, literal())
+// replaced by false. So expressions written before literals were join points
+// select none, and neither does "!execution(* x.F.func1(..))" alone.
 func (p *Pointcut) MatchExecution(sig *Signature) bool {
 	if sig == nil {
 		return false
 	}
-	return p.node().eval(sig, nil, false)
+	n := p.node()
+	if sig.Lit != "" {
+		return n.hasLit() && n.eval(sig, nil, false, true) && !n.eval(sig, nil, false, false)
+	}
+	return n.eval(sig, nil, false, true)
 }
 
 // MatchCall reports whether a call from the function caller to the function callee is
@@ -58,7 +68,7 @@ func (p *Pointcut) MatchCall(callee, caller *Signature) bool {
 	if !p.HasCall() || callee == nil || caller == nil {
 		return false
 	}
-	return p.root.eval(caller, callee, true) && !p.root.eval(caller, callee, false)
+	return p.root.eval(caller, callee, true, true) && !p.root.eval(caller, callee, false, true)
 }
 
 // NamesExactly reports whether the execution of sig is selected by an
@@ -80,7 +90,7 @@ func (n *node) namesExactly(sig *Signature) bool {
 		}
 	case opExecution:
 		m := n.sig
-		return m.pkg.kind == pkgExact && m.name.kind == globLiteral &&
+		return m.pkg.kind == pkgExact && m.name.kind == globLiteral && (!m.hasLit || m.lit.kind == globLiteral) &&
 			(m.recv.kind == recvEither || m.recv.name.kind == globLiteral) && m.match(sig)
 	}
 	return false
@@ -158,27 +168,31 @@ func Not(p *Pointcut) *Pointcut { return newPointcut(mkNot(p.node())) }
 
 // eval evaluates n for one join point. fn is the function whose body the join point
 // is in: the declaration for an execution, the caller for a call. callee is nil for an
-// execution. calls false makes every call(...) term false.
-func (n *node) eval(fn, callee *Signature, calls bool) bool {
+// execution. calls false makes every call(...) term false, lits false every
+// literal term (isLitTerm).
+func (n *node) eval(fn, callee *Signature, calls, lits bool) bool {
+	if !lits && n.isLitTerm() {
+		return false
+	}
 	switch n.op {
 	case opAll:
 		return true
 	case opAnd:
 		for _, k := range n.kids {
-			if !k.eval(fn, callee, calls) {
+			if !k.eval(fn, callee, calls, lits) {
 				return false
 			}
 		}
 		return true
 	case opOr:
 		for _, k := range n.kids {
-			if k.eval(fn, callee, calls) {
+			if k.eval(fn, callee, calls, lits) {
 				return true
 			}
 		}
 		return false
 	case opNot:
-		return !n.kids[0].eval(fn, callee, calls)
+		return !n.kids[0].eval(fn, callee, calls, lits)
 	case opExecution:
 		return callee == nil && n.sig.match(fn)
 	case opWithincode:

@@ -85,8 +85,10 @@ func (r *restricter) restrict(n *node) *node {
 			return mkNot(k)
 		}
 	case opExecution, opWithincode:
-		// Both test the function the join point is in, which is declared here.
-		if !n.sig.pkg.matchFunc(r.pkg) || !r.declared(&n.sig.recv, &n.sig.name) {
+		// Both test the function the join point is in, which is declared here
+		// (a literal's name is its function's Go name, "init.0" or "init" in
+		// a package-level initializer, which the syntax does not list).
+		if !n.sig.pkg.matchFunc(r.pkg) || !n.sig.hasLit && !r.declared(&n.sig.recv, &n.sig.name) {
 			return noneNode
 		}
 	case opCall:

@@ -20,8 +20,17 @@ type Signature struct {
 	Recv string
 	// RecvPtr reports a pointer receiver.
 	RecvPtr bool
-	// Name is the function or method name. Function literals are not probed.
+	// Name is the function or method name. For a function literal it is the
+	// name Go gives the declared function it is written in ("Outer", "M",
+	// "init.0" in the first func init, "init" in a package-level initializer),
+	// and Recv and RecvPtr are that function's.
 	Name string
+	// Lit is empty for a declared function. For a function literal it is the
+	// rest of the name Go gives it, after Name, separator first: ".func1",
+	// ".func2.1", and from Go 1.27 "-range1.1" inside a range-over-func
+	// loop's body. Package + "." + [receiver "."] + Name + Lit is then the
+	// name runtime.FuncForPC prints. Flags has Literal.
+	Lit string
 	// Params and Results are the parameter and result types in order. A variadic last
 	// parameter is written "...T".
 	Params  []string
@@ -53,6 +62,10 @@ const (
 	// Main: declared in a package named main (a command), whatever its import
 	// path; the package pattern main matches it.
 	Main
+	// Literal: a function literal (Lit is set). A literal is never Exported
+	// nor a Method; Generic, Test and Main are those of the function it is
+	// written in, Variadic and ReturnsError its own.
+	Literal
 )
 
 // Has reports whether all of want are set.
@@ -60,7 +73,9 @@ func (f Flags) Has(want Flags) bool { return f&want == want }
 
 // String renders s as a Go-like declaration with full import paths, e.g.
 // "func (*example.com/shop/repo.Store).Find(context.Context, int) (*example.com/shop/model.Owner, error)"
-// or "func strings.Index(string, string) int". Type parameters are not part of a
+// or "func strings.Index(string, string) int", and for a function literal
+// "func example.com/shop.NewHandler.func1(net/http.ResponseWriter, *net/http.Request)".
+// Type parameters are not part of a
 // Signature and are not shown.
 func (s Signature) String() string {
 	var b strings.Builder
@@ -74,7 +89,7 @@ func (s Signature) String() string {
 	} else {
 		b.WriteString(s.Package + ".")
 	}
-	b.WriteString(s.Name + "(" + strings.Join(s.Params, ", ") + ")")
+	b.WriteString(s.Name + s.Lit + "(" + strings.Join(s.Params, ", ") + ")")
 	switch len(s.Results) {
 	case 0:
 	case 1:
