@@ -104,6 +104,9 @@ func DecodeSnapshot(data []byte) ([]monitor.Stats, error) {
 // AggregateTrace turns a trace file's records into per-probe statistics, as the
 // monitor's coarse statistics would have counted the recorded calls. Damage is
 // skipped as the reader does; the span is from the first entry to the last exit.
+// Calls still running when the program's writer closed (unfinished records)
+// are left out, as the coarse statistics leave them: their duration is
+// unknown.
 func AggregateTrace(path string) ([]monitor.Stats, error) {
 	a := &aggregate{byID: map[uint32]*acc{}, from: math.MaxInt64, to: math.MinInt64}
 	err := readTrace(path, func(id uint32, def *writer.ProbeDef) { a.get(id).def = def },
@@ -165,7 +168,8 @@ func AggregateTraceWindows(path string, from, to time.Time, window, stride time.
 }
 
 // readTrace reads the trace file at path, calling probe for every probe
-// definition and record for every record, with the header of its file.
+// definition and record for every record of a call that returned, with the
+// header of its file.
 func readTrace(path string, probe func(uint32, *writer.ProbeDef), record func(*writer.Record, *writer.Header)) error {
 	r, err := writer.Open(path)
 	if err != nil {
@@ -184,7 +188,9 @@ func readTrace(path string, probe func(uint32, *writer.ProbeDef), record func(*w
 		case writer.KindProbe:
 			probe(item.Probe.ID, item.Probe)
 		case writer.KindRecord:
-			record(&item.Record, r.Header())
+			if !item.Record.Unfinished() { // no exit: no duration (AggregateTrace)
+				record(&item.Record, r.Header())
+			}
 		}
 	}
 }

@@ -311,3 +311,32 @@ func TestAggregateTraceWindows(t *testing.T) {
 		t.Errorf("window 0, a: mean %v, inter-arrival %v; want 65 ms (30 and 100) and 250 ms (2 calls in 500 ms)", a.MeanNs, a.InterArrivalNs)
 	}
 }
+
+// TestAggregateTraceLeavesUnfinishedOut: a call still running when the
+// program's writer closed counts in no statistic of tigris analyze, as in the
+// monitor's coarse statistics: its duration is unknown.
+func TestAggregateTraceLeavesUnfinishedOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.tgr")
+	w, err := writer.NewSync(writer.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Define(writer.ProbeDef{ID: 1, Signature: "shop.Serve()"})
+	for _, r := range []writer.Record{
+		{Probe: 1, TIn: 1000, TOut: 1100},
+		{Probe: 1, TIn: 2000, TOut: 2300},
+		{Probe: 1, TIn: 3000, TOut: 1_000_000, Flags: writer.FlagUnfinished},
+	} {
+		w.Write(&r)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := AggregateTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stats) != 1 || stats[0].Count != 2 || stats[0].MeanNs != 200 {
+		t.Errorf("stats %+v: want 2 calls of mean 200 ns, the unfinished one left out", stats)
+	}
+}
