@@ -57,8 +57,10 @@ type readBatch struct {
 	probes []writer.ProbeDef
 	recs   []writer.Record
 	links  []batchLink
-	// remotes are the remote parents read: each comes before the records
-	// of its trace, so the batch's are taken before its records.
+	// remotes are the remote parents read. They are taken before the
+	// batch's records: a trace's records may come before or after its
+	// remote parent in the file (the writer's per-P queues), and the
+	// trace becomes spans only after its settling window (remote.go).
 	remotes []writer.Remote
 	lost    uint64 // records the program's writer reported lost
 	gaps    int64  // damaged stretches skipped, and files found gone

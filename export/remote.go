@@ -6,10 +6,11 @@ import (
 	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
-// Traces that joined a trace of another system. The program writes a remote
-// parent (writer.Remote) before the records of a trace whose root call ran
-// inside a request with a W3C traceparent or an OpenTelemetry span context
-// (runtime/monitor/join.go). The trace's spans then carry the request's
+// Traces that joined a trace of another system. The program hands the
+// writer a remote parent (writer.Remote) before the records of a trace whose
+// root call ran inside a request with a W3C traceparent or an OpenTelemetry
+// span context (runtime/monitor/join.go); the writer's per-P queues may put
+// records of the trace before it in the file (sentBefore). The trace's spans then carry the request's
 // trace id instead of the one tigris derives (ids.go), and its roots are
 // children of the remote parent's span, so that a tracing backend shows the
 // method calls nested under the service's span of the request. Span ids stay
@@ -38,6 +39,20 @@ func (st *stream) addRemote(m *writer.Remote) {
 		delete(st.remotes, st.remoteOrder[0])
 		st.remoteOrder = st.remoteOrder[1:]
 	}
+}
+
+// sentBefore reports whether spans of trace were sent already, complete or
+// in parts: a remote parent read now is too late for them. The writer hands
+// a trace's remote parent over before its records, but drains its queues
+// one P at a time, so records of a goroutine that changed P can come first;
+// the settling window (assemble.go) holds a complete trace long enough for
+// the remote parent too, unless the queues put it further behind.
+func (st *stream) sentBefore(trace uint64) bool {
+	if st.completed.has(trace) {
+		return true
+	}
+	t := st.traces[trace]
+	return t != nil && t.partial
 }
 
 // withRemotes gives the spans of traces that joined a trace of another

@@ -135,6 +135,12 @@ type Stats struct {
 	// the go statement's callers have no record, or were sent and forgotten.
 	Links, LinksDropped, LinksUnresolved int64
 
+	// LateRemotes are remote parents read after spans of their trace were
+	// sent (remote.go): the writer's per-P queues put them further behind
+	// the trace's records than the settling window; those spans carry
+	// tigris's trace id, not the request's.
+	LateRemotes int64
+
 	// Earlier are the counters the checkpoint held when this run began:
 	// what the runs before this one did. Its SpansPending and RecordsHeld are
 	// what they left for this run to send (spans made, records held). nil
@@ -168,6 +174,7 @@ func (s Stats) ThisRun() Stats {
 	s.Links -= e.Links
 	s.LinksDropped -= e.LinksDropped
 	s.LinksUnresolved -= e.LinksUnresolved
+	s.LateRemotes -= e.LateRemotes
 	return s
 }
 
@@ -487,7 +494,13 @@ func (s *shipper) absorb(rb *readBatch, now time.Time) {
 		st.define(&rb.probes[i])
 	}
 	for i := range rb.remotes {
-		st.addRemote(&rb.remotes[i])
+		m := &rb.remotes[i]
+		if st.sentBefore(m.Trace) {
+			if s.stats.LateRemotes++; s.stats.LateRemotes == 1 {
+				s.o.Logf("export: stream %016x: the remote parent of trace %d came after spans of the trace were sent; they carry tigris's trace id, not the request's (later ones are counted in the summary)", st.id, m.Trace)
+			}
+		}
+		st.addRemote(m)
 	}
 	// Links in their place among the records: a link precedes its child's.
 	li := 0

@@ -212,6 +212,9 @@ func printExportStats(w io.Writer, all export.Stats, checkpoint string) {
 	if s.Links > 0 {
 		fmt.Fprintf(w, "export: %d links of goroutines to the calls that started them: %d dropped, %d with no call to point at\n", s.Links, s.LinksDropped, s.LinksUnresolved)
 	}
+	if s.LateRemotes > 0 {
+		fmt.Fprintf(w, "export: %d remote parents came after spans of their trace were sent; those spans carry tigris's trace id, not the request's\n", s.LateRemotes)
+	}
 	if s.MetricPolls+s.PollErrors > 0 {
 		fmt.Fprintf(w, "export: metrics: %d polls, %d sent, %d not delivered, %d failed polls\n", s.MetricPolls, s.MetricsSent, s.MetricsFailed, s.PollErrors)
 	}
