@@ -36,6 +36,16 @@
 // paths (each at most Options.MaxFrames frames, so a deep recursion costs memory
 // linear in its depth) and a summary with the functions, never with the records.
 //
+// # Request traces
+//
+// A trace that joined a request's trace of another system has a remote
+// parent (writer.Remote, format 1.4): its root's call tree carries it
+// (Trace.Remote, FuncStats.MaxTraceID) when it comes within Options.Lag
+// records of the root. It does not always come before the trace's records
+// (the writer's per-P queues), so Options.Joined, which keeps only the
+// traces of one request's trace id, is found by FindJoined in a read of its
+// own before the filtering one.
+//
 // # Damage and loss
 //
 // Nothing in the input is an error: records the monitored program dropped (loss
