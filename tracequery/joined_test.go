@@ -125,6 +125,10 @@ func TestTraceIDInterleaved(t *testing.T) {
 	if len(got) != 1200+4 {
 		t.Errorf("WHERE trace_id IN ('%s', ''): %d rows, want 1,204", id, len(got))
 	}
+	got = run(`SELECT trace FROM calls WHERE trace_id LIKE '4BF92F3577B34DA6%'`)
+	if len(got) != 1200 {
+		t.Errorf("WHERE trace_id LIKE '4BF92F3577B34DA6%%': %d rows, want the joined traces' 1,200", len(got))
+	}
 	for _, bad := range []string{"4bf92f35", "4bf92f3577b34da6a3ce929d0e0e47zz", "00000000000000000000000000000000"} {
 		_, err := Run(context.Background(), []string{path}, `SELECT trace FROM calls WHERE trace_id = '`+bad+`'`, Options{}, &rows{})
 		if err == nil || !strings.Contains(err.Error(), "query:1:42: comparing trace_id with '"+bad+"': ") {
