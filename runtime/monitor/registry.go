@@ -286,17 +286,23 @@ func reevaluate() {
 }
 
 func (in *ProbeInfo) signature() pointcut.Signature {
-	return pointcut.Signature{
+	s := pointcut.Signature{
 		Package: in.Package, Recv: in.Recv, RecvPtr: in.RecvPtr, Name: in.Name,
 		Params: in.Params, Results: in.Results, File: in.File, Line: in.Line,
 		Flags: pointcut.Flags(in.Flags),
 	}
+	if s.Flags.Has(pointcut.Literal) { // Name holds the literal's whole Go name
+		s.Name, s.Lit = pointcut.SplitLiteral(in.Name)
+	}
+	return s
 }
 
 // Signature renders the probe's Go signature, e.g.
 // "example.com/shop/repo.(*Store).Find(int) (Owner, error)". Generic functions
 // and methods of generic types get "[...]" where Go's own symbol names have it
 // (tracebacks, pprof): "shop.Max[...](T, T) T", "shop.(*Stack[...]).Pop() (T, bool)".
+// A function literal's is its Go name: "shop.NewHandler.func1(...)",
+// "shop.Max[...].func1(T)".
 func (in *ProbeInfo) Signature() string {
 	generic := ""
 	if pointcut.Flags(in.Flags).Has(pointcut.Generic) {
@@ -309,11 +315,15 @@ func (in *ProbeInfo) Signature() string {
 	case in.Recv != "":
 		s += in.Recv + generic + "."
 	}
-	s += in.Name
+	name, lit := in.Name, ""
+	if pointcut.Flags(in.Flags).Has(pointcut.Literal) {
+		name, lit = pointcut.SplitLiteral(in.Name)
+	}
+	s += name
 	if in.Recv == "" {
 		s += generic
 	}
-	s += "(" + join(in.Params) + ")"
+	s += lit + "(" + join(in.Params) + ")"
 	switch len(in.Results) {
 	case 0:
 	case 1:

@@ -240,3 +240,18 @@ func TestRestrictLiteral(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitLiteral(t *testing.T) {
+	for name, want := range map[string][2]string{
+		"NewHandler.func1":  {"NewHandler", ".func1"},
+		"init.0.func2.1":    {"init.0", ".func2.1"},
+		"init.func3":        {"init", ".func3"},
+		"Walk-range1.1":     {"Walk", "-range1.1"},
+		"Walk.func1-range2": {"Walk", ".func1-range2"},
+		"Find":              {"Find", ""},
+	} {
+		if fn, lit := SplitLiteral(name); fn != want[0] || lit != want[1] {
+			t.Errorf("SplitLiteral(%q) = %q, %q; want %q, %q", name, fn, lit, want[0], want[1])
+		}
+	}
+}

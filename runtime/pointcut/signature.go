@@ -99,3 +99,18 @@ func (s Signature) String() string {
 	}
 	return b.String()
 }
+
+// SplitLiteral splits a function literal's name as Name and Lit written
+// together ("NewHandler.func1", "init.0.func2.1", "Walk-range1.1") into the
+// two; a name without a literal part is all fn. Probe tables carry the two
+// written together.
+func SplitLiteral(name string) (fn, lit string) {
+	i := strings.Index(name, ".func")
+	if j := strings.Index(name, "-range"); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	if i < 0 {
+		return name, ""
+	}
+	return name[:i], name[i:]
+}
