@@ -280,7 +280,7 @@ func TestDashInBrowser(t *testing.T) {
 	waitFor(t, 40*time.Second, "histograms and call trees on the page", func() bool {
 		page.navigate(tctx, dashURL)
 		var ok bool
-		page.eval(tctx, `document.querySelectorAll('#functions svg.hist').length >= 4 && [...document.querySelectorAll('#traces tbody tr td:nth-child(4)')].some(td => parseInt(td.textContent) >= 3)`, &ok)
+		page.eval(tctx, `document.querySelectorAll('#functions svg.hist').length >= 4 && [...document.querySelectorAll('#traces tbody tr td:nth-child(4)')].some(td => parseInt(td.textContent.replace(/,/g, '')) >= 3)`, &ok)
 		return ok
 	})
 	// Every number a person reads is rounded, with its unit.
