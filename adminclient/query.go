@@ -15,6 +15,7 @@ import (
 
 	"github.com/tigrisgo/tigris/runtime/monitor/admin"
 	rq "github.com/tigrisgo/tigris/runtime/query"
+	"github.com/tigrisgo/tigris/runtime/query/live"
 )
 
 // QueryEvent is one line of a query's result stream; one field is set.
@@ -27,6 +28,10 @@ type QueryEvent struct {
 	Row *RowEvent
 	// Skipped rows were overwritten before this reader got them.
 	Skipped uint64
+	// Dropped is what the query left out, said among its rows: when it
+	// starts leaving calls out and why, or the calls of one window (one
+	// second without WINDOW) it shed and lost.
+	Dropped *live.Dropped
 	// Stats are the query's counters (heartbeats and the end).
 	Stats map[string]uint64
 	// End is why the query ended: the stream's last event. Ended is when, on
@@ -206,6 +211,7 @@ func (d *StreamDecoder) Decode(line []byte) (QueryEvent, error) {
 		Columns []rq.Column        `json:"columns"`
 		Row     []json.RawMessage  `json:"row"`
 		Skipped uint64             `json:"skipped"`
+		Dropped *live.Dropped      `json:"dropped"`
 		Stats   map[string]uint64  `json:"stats"`
 		End     *string            `json:"end"`
 		Ended   time.Time          `json:"ended"`
@@ -254,6 +260,8 @@ func (d *StreamDecoder) Decode(line []byte) (QueryEvent, error) {
 		return QueryEvent{End: end, Ended: raw.Ended, Stats: raw.Stats}, nil
 	case raw.Skipped > 0:
 		return QueryEvent{Skipped: raw.Skipped}, nil
+	case raw.Dropped != nil:
+		return QueryEvent{Dropped: raw.Dropped}, nil
 	case raw.Stats != nil:
 		return QueryEvent{Stats: raw.Stats}, nil
 	}

@@ -22,7 +22,7 @@ func FuzzStreamDecoder(f *testing.F) {
 		`{"query":{"id":1,"kind":"select","columns":[{"name":"n","type":"int"}]}}`,
 		`{"schema":1,"name":"actions","columns":[{"name":"t","type":"time"},{"name":"d","type":"duration"}]}`,
 		`{"row":[1]}`, `{"row":["2026-11-25T12:00:00Z",5],"schema":1}`, `{"skipped":3}`,
-		`{"stats":{"rows":2}}`, `{"end":"cancelled","stats":{"rows":2}}`, `{"row":[null]}`, `{}`, `[`, `{"schema":-1}`,
+		`{"stats":{"rows":2}}`, `{"end":"cancelled","stats":{"rows":2}}`, `{"dropped":{"since":"2026-11-25T12:00:00Z","why":"w"}}`, `{"dropped":{"from":"2026-11-25T12:00:00Z","to":"2026-11-25T12:00:10Z","shed":818}}`, `{"row":[null]}`, `{}`, `[`, `{"schema":-1}`,
 	} {
 		f.Add(s)
 	}
@@ -86,5 +86,19 @@ func TestQueryStream(t *testing.T) {
 	}
 	if v, err := DecodeValue(rq.Int, []byte(`"x"`)); err == nil {
 		t.Fatalf("a string decoded as an int: %v", v)
+	}
+}
+
+// TestDecodeDropped: what a query left out decodes as a Dropped event, its
+// start and its counts.
+func TestDecodeDropped(t *testing.T) {
+	var d StreamDecoder
+	ev, err := d.Decode([]byte(`{"dropped":{"since":"2026-11-25T12:00:03Z","why":"taking one call in 4"}}`))
+	if err != nil || ev.Dropped == nil || ev.Dropped.Since == nil || ev.Dropped.Why != "taking one call in 4" || ev.Stats != nil {
+		t.Fatalf("%+v %v", ev, err)
+	}
+	ev, err = d.Decode([]byte(`{"dropped":{"from":"2026-11-25T12:00:00Z","to":"2026-11-25T12:00:10Z","shed":818,"lost":3}}`))
+	if err != nil || ev.Dropped == nil || ev.Dropped.Shed != 818 || ev.Dropped.Lost != 3 || ev.Dropped.To.Sub(*ev.Dropped.From) != 10*time.Second {
+		t.Fatalf("%+v %v", ev, err)
 	}
 }

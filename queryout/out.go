@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tigrisgo/tigris/runtime/query"
+	"github.com/tigrisgo/tigris/runtime/query/live"
 
 	"github.com/tigrisgo/tigris/internal/human"
 	"github.com/tigrisgo/tigris/internal/sorted"
@@ -294,4 +295,27 @@ func (t *Table) End(reason string, stats map[string]uint64) error {
 	}
 	_, err := fmt.Fprintf(t.W, "-- %s (%s)\n", reason, strings.Join(parts, ", "))
 	return err
+}
+
+// LeftOut is the note of what a live query left out, said among its rows
+// (its {"dropped":...} line): from when and why it leaves calls out, or
+// what one window (without WINDOW, one second) left out.
+func LeftOut(d *live.Dropped) string {
+	if d.Since != nil {
+		return fmt.Sprintf("from %s calls are left out: %s; the rows count only the calls taken", clock(d.Since.UnixNano()), d.Why)
+	}
+	var parts []string
+	if d.Shed > 0 {
+		parts = append(parts, fmt.Sprintf("%d calls shed", d.Shed))
+	}
+	if d.Lost > 0 && d.Shed > 0 {
+		parts = append(parts, fmt.Sprintf("%d lost", d.Lost))
+	} else if d.Lost > 0 {
+		parts = append(parts, fmt.Sprintf("%d calls lost", d.Lost))
+	}
+	span := ""
+	if d.From != nil && d.To != nil {
+		span = clock(d.From.UnixNano()) + "–" + clock(d.To.UnixNano()) + ": "
+	}
+	return span + "the rows leave out " + strings.Join(parts, " and ")
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/runtime/query"
+	"github.com/tigrisgo/tigris/runtime/query/live"
 )
 
 // TestCell pins how a table shows numbers: three significant digits, and
@@ -79,5 +80,24 @@ func TestPartialWindows(t *testing.T) {
 `
 	if got := b.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestLeftOutNotes: what a live query left out reads as a note among its
+// rows: from when and why, and what a window lost.
+func TestLeftOutNotes(t *testing.T) {
+	at := time.Date(2026, 11, 25, 20, 46, 13, 204e6, time.UTC)
+	from, to := time.Date(2026, 11, 25, 20, 46, 10, 0, time.UTC), time.Date(2026, 11, 25, 20, 46, 20, 0, time.UTC)
+	for _, c := range []struct {
+		d    live.Dropped
+		want string
+	}{
+		{live.Dropped{Since: &at, Why: "taking one call in 4"}, "from 20:46:13.204Z calls are left out: taking one call in 4; the rows count only the calls taken"},
+		{live.Dropped{From: &from, To: &to, Shed: 818, Lost: 3}, "20:46:10.000Z–20:46:20.000Z: the rows leave out 818 calls shed and 3 lost"},
+		{live.Dropped{From: &from, To: &to, Lost: 3}, "20:46:10.000Z–20:46:20.000Z: the rows leave out 3 calls lost"},
+	} {
+		if got := LeftOut(&c.d); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
 	}
 }

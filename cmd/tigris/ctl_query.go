@@ -174,10 +174,10 @@ func printEvent(out queryout.Printer, ev adminclient.QueryEvent) error {
 		return out.Row(ev.Row.Schema, ev.Row.Vals)
 	case ev.Skipped > 0:
 		return out.Note(fmt.Sprintf("%d rows skipped: this reader fell behind", ev.Skipped))
+	case ev.Dropped != nil:
+		return out.Note(queryout.LeftOut(ev.Dropped))
 	case ev.End != "":
 		return out.End(ev.End, ev.Stats)
-	case ev.Stats != nil && ev.Stats["lost"] > 0:
-		return out.Note(fmt.Sprintf("%d calls lost so far: the query's queue was full", ev.Stats["lost"]))
 	}
 	return nil
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// Tick is how often a query drains its taps and samples; Lateness how
 	// long after a window's end it waits for calls still in flight.
 	Tick, Lateness time.Duration
+	// oneIn starts each query taking one call in oneIn (tests: shedding
+	// without a budget to pass).
+	oneIn int
 }
 
 // The defaults of Options.

@@ -13,6 +13,9 @@ type Result struct {
 	Schema int
 	Time   int64
 	Vals   []query.Value
+	// Note, when set, is not a row but what the query left out
+	// (dropped.go).
+	Note *Dropped
 }
 
 // results keeps a query's most recent rows for its readers, in a ring: a
@@ -47,8 +50,16 @@ func (r *results) schema(s query.Schema) int {
 }
 
 func (r *results) add(schema int, t int64, vals []query.Value) {
+	r.put(Result{Schema: schema, Time: t, Vals: vals})
+}
+
+// note adds what the query left out, among its rows.
+func (r *results) note(t int64, d *Dropped) { r.put(Result{Time: t, Note: d}) }
+
+func (r *results) put(res Result) {
 	r.mu.Lock()
-	r.ring[r.next%uint64(len(r.ring))] = Result{Seq: r.next, Schema: schema, Time: t, Vals: vals}
+	res.Seq = r.next
+	r.ring[r.next%uint64(len(r.ring))] = res
 	r.next++
 	w := r.wake
 	r.wake = make(chan struct{})

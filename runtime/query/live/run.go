@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -185,6 +186,8 @@ type loop struct {
 	lastRunning time.Time
 	tuplesAt    uint64
 	lastFired   time.Time
+	// out counts what the query leaves out, for its readers (dropped.go).
+	out leftOut
 	// delay is the longest a tuple took from its call's end to this query,
 	// decaying by a tenth each tick: under load a producer may be descheduled
 	// between the call's end and handing over the tuple, and the watermark
@@ -252,6 +255,10 @@ func (l *loop) acquire() error {
 	}
 	l.runner = engine.NewRunner(p, l.emit)
 	l.m.init(len(p.Leaves), l.opts.Limits.Budget, l.opts.MaxMemory)
+	if l.opts.oneIn > 1 {
+		l.m.oneIn = l.opts.oneIn
+	}
+	l.out.init(p.Query, now)
 	l.halt = func() bool { return l.q.stopping() || l.over() }
 	l.runner.SetStop(l.halt)
 	return nil
@@ -325,12 +332,14 @@ func (l *loop) run() {
 		case <-q.stopped:
 			ended = time.Now()
 			l.final(ended)
+			l.endCounts(ended)
 			l.publish()
 			return
 		case now := <-tick.C:
 			l.measuredStep(now)
 			if l.runner.Done() {
 				reason, ended = fmt.Sprintf("LIMIT %d reached", q.plan.Query.Limit), now
+				l.endCounts(now)
 				l.publish()
 				return
 			}
@@ -338,6 +347,7 @@ func (l *loop) run() {
 				reason, ended = why, now
 				l.runner.SetStop(within(finalWork / 2))
 				l.runner.Finish(now.UnixNano())
+				l.endCounts(now)
 				l.publish()
 				return
 			}
@@ -350,6 +360,18 @@ func (l *loop) run() {
 func (l *loop) step(now time.Time) {
 	cut := false
 	taken := 0
+	l.countLost(now)
+	l.out.now = now.UnixNano()
+	switch {
+	case l.q.stopping():
+		l.out.why = whyEnding
+	case l.m.degraded != "":
+		l.out.why = l.m.degraded
+	case l.m.oneIn > 1:
+		l.out.why = "taking one call in " + strconv.Itoa(l.m.oneIn)
+	default:
+		l.out.why = whyCut
+	}
 	for i, t := range l.taps {
 		if t == nil || cut {
 			continue
@@ -361,6 +383,7 @@ func (l *loop) step(now time.Time) {
 				l.delay = d
 			}
 			if !l.m.take(i) {
+				l.shed(c.End)
 				continue
 			}
 			// A look at the clock after the first calls of a step, then
@@ -369,6 +392,9 @@ func (l *loop) step(now time.Time) {
 				// The rest is dropped: the query is ending, or its step is
 				// over its budget.
 				l.m.shed += uint64(len(l.buf) - k)
+				for _, c := range l.buf[k:] {
+					l.shed(c.End)
+				}
 				cut = true
 				break
 			}
@@ -411,6 +437,7 @@ func (l *loop) step(now time.Time) {
 		l.runner.Push(i, &engine.Tuple{Time: now.UnixNano(), Vals: vals})
 	}
 	l.actionsStep(now)
+	l.sayDrops(now)
 	if cut {
 		// Windows wait for the next step, with its own time: a cut step
 		// would abandon them.
@@ -426,6 +453,7 @@ func (l *loop) step(now time.Time) {
 	}
 	l.delay -= l.delay / 10
 	l.runner.Advance(now.Add(-late).UnixNano())
+	l.countsOut(now, now.Add(-late).UnixNano(), false)
 	if st := l.runner.Stats(); st.Tuples != l.tuplesAt && now.Sub(l.lastRunning) >= time.Second {
 		l.runner.Running(now.UnixNano())
 		l.lastRunning, l.tuplesAt = now, st.Tuples
@@ -436,14 +464,11 @@ func (l *loop) step(now time.Time) {
 // publish copies the counters for Info.
 func (l *loop) publish() {
 	m := &l.m
-	st := Stats{Stats: l.runner.Stats(), CPU: m.cpu, CPUShare: m.share, Shed: m.shed, JoinWindow: m.joinWindow, Degraded: m.degraded}
+	// Lost is what the counts of the stream say (dropped.go): the calls
+	// the taps lost up to the query's last look.
+	st := Stats{Stats: l.runner.Stats(), CPU: m.cpu, CPUShare: m.share, Shed: m.shed, JoinWindow: m.joinWindow, Degraded: m.degraded, Lost: l.out.lostSeen}
 	if m.oneIn > 1 {
 		st.SampleOneIn = m.oneIn
-	}
-	for _, t := range l.taps {
-		if t != nil {
-			st.Lost += t.Lost()
-		}
 	}
 	l.q.mu.Lock()
 	st.Fired, st.Suppressed, st.SnapshotsSkipped = l.q.stats.Fired, l.q.stats.Suppressed, l.q.stats.SnapshotsSkipped
@@ -599,6 +624,10 @@ func (q *Query) WriteStream(ctx context.Context, w io.Writer, from uint64, heart
 		if len(rows) > 0 {
 			schemas := q.res.Schemas()
 			for _, r := range rows {
+				if r.Note != nil {
+					b = appendDropped(b, r.Note)
+					continue
+				}
 				if !announced[r.Schema] && r.Schema < len(schemas) {
 					b = query.AppendSchema(b, r.Schema, schemas[r.Schema])
 					announced[r.Schema] = true
