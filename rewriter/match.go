@@ -50,6 +50,10 @@ type PackageMatches struct {
 	Path      string
 	Functions int // declarations with a body
 	Matched   int // selected by the pointcuts, with a probe or not
+	// Instrumented are the matched functions that get a probe: Matched less
+	// those that cannot carry one and those the build leaves without one
+	// (inlined, too small), as the compiler decides.
+	Instrumented int
 }
 
 // MatchOptions select the packages ListMatches loads.
@@ -60,6 +64,17 @@ type MatchOptions struct {
 	Tests      bool     // include _test.go files
 	// Env is the go command's environment; nil means this process's.
 	Env []string
+	// Progress, when set, is called as each step of ListMatches begins, with
+	// what the step does in words ("type-checking 2 packages …"), on the
+	// calling goroutine.
+	Progress func(step string)
+}
+
+// progress reports the start of a step.
+func (o *MatchOptions) progress(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // MatchReport is ListMatches' result.
@@ -75,46 +90,58 @@ type MatchReport struct {
 }
 
 // ListMatches loads the packages and reports every function cfg instruments. Type
-// errors in a package are reported as an error naming the position, because the
-// proxy would compile such a package unchanged.
+// errors in a package that may match are reported as an error naming the
+// position, because the proxy would compile such a package unchanged.
+//
+// It lists the packages first (go list, no compiling), and type-checks only
+// those the pointcuts may match: go list -export compiles what they import
+// that the build cache lacks, which is the long part on a fresh cache, so
+// the dependencies of the other packages (a database driver of a command)
+// are left alone. Then markSkipped compiles the packages with matches.
 func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 	s := &Session{cfg: cfg}
 	if opts.Env == nil {
 		opts.Env = processEnviron().list
 	}
 	lc := &packages.Config{
-		Env: opts.Env,
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
-			packages.NeedTypesInfo | packages.NeedModule,
+		Env:        opts.Env,
+		Mode:       packages.NeedName | packages.NeedModule,
 		Dir:        opts.Dir,
 		BuildFlags: opts.BuildFlags,
 		Tests:      opts.Tests,
 	}
-	pkgs, err := packages.Load(lc, opts.Patterns...)
+	opts.progress("listing the packages")
+	listed, err := packages.Load(lc, opts.Patterns...)
 	if err != nil {
 		return nil, fmt.Errorf("loading packages: %w", err)
 	}
 	rep := &MatchReport{Excluded: map[string]string{}}
 	monitorDeps := loadMonitorDeps(lc)
-	seen := map[string]bool{} // a package and its test variant share files
-	byPath := map[string]*PackageMatches{}
-	// Each include entry on its own, to say which one selects a function.
-	includes := make([]*pointcut.Pointcut, len(cfg.Include))
-	for i, e := range cfg.Include {
-		includes[i], _ = cfg.Env.Parse(e) // parsed before, in config.Load
-	}
 	var loadErrs []string
-	for _, pkg := range pkgs {
+	errSeen := map[string]bool{} // the listing and the type-check report a package's errors twice
+	addErrs := func(pkg *packages.Package) {
 		for _, e := range pkg.Errors {
-			loadErrs = append(loadErrs, e.Error())
+			if msg := e.Error(); !errSeen[msg] {
+				errSeen[msg] = true
+				loadErrs = append(loadErrs, msg)
+			}
 		}
-		if len(pkg.Errors) > 0 || pkg.Types == nil {
+	}
+	mayMatch := map[string]bool{} // package path → the pointcuts may match it
+	typed := map[string]bool{}    // the paths that load them again, with their test variants
+	byPattern := true             // their paths are patterns that load them
+	for _, pkg := range listed {
+		addErrs(pkg)
+		if len(pkg.Errors) > 0 {
 			continue
 		}
 		if pkg.Name == "main" && strings.HasSuffix(pkg.PkgPath, ".test") {
 			continue // go test's generated main (_testmain.go), which the proxy leaves alone
 		}
 		rep.Packages++
+		if mayMatch[pkg.PkgPath] || rep.Excluded[pkg.PkgPath] != "" {
+			continue // a test variant of one seen
+		}
 		std := pkg.Module == nil && pkg.Name != "main"
 		if why := s.packageExcluded(pkg.PkgPath, std); why != "" {
 			rep.Excluded[pkg.PkgPath] = why
@@ -125,6 +152,39 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			continue
 		}
 		if cfg.Instrument == nil || !cfg.Instrument.MayMatchPackageOf(pkg.PkgPath, pkg.Name == "main") {
+			continue
+		}
+		mayMatch[pkg.PkgPath] = true
+		typed[loadPath(pkg)] = true
+		byPattern = byPattern && pkg.PkgPath != "command-line-arguments"
+	}
+	patterns := sorted.Keys(typed)
+	if !byPattern {
+		patterns = opts.Patterns // files named on the command line: list them so again
+	}
+	var pkgs []*packages.Package
+	if len(mayMatch) > 0 {
+		opts.progress("type-checking the %d package(s) the pointcuts may match (go list -export compiles what they import that the build cache lacks)", len(mayMatch))
+		tc := *lc
+		tc.Mode = packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+			packages.NeedTypesInfo | packages.NeedModule
+		if pkgs, err = packages.Load(&tc, patterns...); err != nil {
+			return nil, fmt.Errorf("loading packages: %w", err)
+		}
+	}
+	seen := map[string]bool{} // a package and its test variant share files
+	byPath := map[string]*PackageMatches{}
+	// Each include entry on its own, to say which one selects a function.
+	includes := make([]*pointcut.Pointcut, len(cfg.Include))
+	for i, e := range cfg.Include {
+		includes[i], _ = cfg.Env.Parse(e) // parsed before, in config.Load
+	}
+	for _, pkg := range pkgs {
+		if !mayMatch[pkg.PkgPath] {
+			continue // go test's main, or a package named by a file pattern that may not match
+		}
+		addErrs(pkg)
+		if len(pkg.Errors) > 0 || pkg.Types == nil {
 			continue
 		}
 		counts := byPath[pkg.PkgPath]
@@ -173,6 +233,11 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			return rep, err
 		}
 	}
+	for _, m := range rep.Matches {
+		if m.Skipped == "" {
+			byPath[m.Signature.Package].Instrumented++
+		}
+	}
 	for _, c := range byPath {
 		rep.PerPackage = append(rep.PerPackage, *c)
 	}
@@ -189,6 +254,15 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 			len(loadErrs), joinLines(loadErrs))
 	}
 	return rep, nil
+}
+
+// loadPath is the path that loads pkg again: its own, or for a test variant
+// ("p [p.test]", "p_test [p.test]") that of the package tested.
+func loadPath(pkg *packages.Package) string {
+	if _, forTest, ok := strings.Cut(pkg.ID, " ["); ok {
+		return strings.TrimSuffix(strings.TrimSuffix(forTest, "]"), ".test")
+	}
+	return pkg.PkgPath
 }
 
 // InlinedReason is why `tigris match` shows a matched function without a
@@ -217,6 +291,7 @@ func markSkipped(rep *MatchReport, cfg *config.Config, opts MatchOptions) error 
 	if len(pkgs) == 0 {
 		return nil
 	}
+	opts.progress("compiling the %d package(s) with matches, for the functions the compiler inlines (go build -gcflags=-m=2, writing nothing)", len(pkgs))
 	tmp, err := os.MkdirTemp("", "tigris-match-")
 	if err != nil {
 		return err

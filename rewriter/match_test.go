@@ -163,18 +163,29 @@ func TestParseInlining(t *testing.T) {
 // found in libraries and commands alike, also when a module has commands
 // with the same name and packages with the same last element (go build -o DIR
 // would build only the commands, go test -c -o DIR names binaries after it).
-func TestListMatchesInlinedBesideCommands(t *testing.T) {
+// matchModule writes the module example.com/m of files (path, content, ...)
+// into a new directory and returns it with the config of include.
+func matchModule(t *testing.T, include string, files ...string) (string, *config.Config) {
+	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
-	writeFile(t, filepath.Join(dir, "cmd/a/server/main.go"), "package main\n\nfunc main() { println(small()) }\n\nfunc small() int { return 1 }\n")
-	writeFile(t, filepath.Join(dir, "cmd/b/server/main.go"), "package main\n\nfunc main() { println(small()) }\n\nfunc small() int { return 2 }\n")
-	writeFile(t, filepath.Join(dir, "lib/util/util.go"), "package util\n\nfunc Small() int { return 3 }\n")
-	writeFile(t, filepath.Join(dir, "other/util/util.go"), "package util\n\nfunc Small() int { return 4 }\n")
-	writeFile(t, filepath.Join(dir, "other/util/util_test.go"), "package util\n\nimport \"testing\"\n\nfunc TestSmall(t *testing.T) { _ = Small() }\n\nfunc helper() int { return 5 }\n")
-	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"execution(* example.com/m/...*(..)) || execution(* main.small(..))\"]\n"))
+	for i := 0; i+1 < len(files); i += 2 {
+		writeFile(t, filepath.Join(dir, files[i]), files[i+1])
+	}
+	cfg, err := config.Parse("tigris.yaml", []byte(fmt.Sprintf("version: 1\nmonitor:\n  include: [%q]\n", include)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, cfg
+}
+
+func TestListMatchesInlinedBesideCommands(t *testing.T) {
+	dir, cfg := matchModule(t, "execution(* example.com/m/...*(..)) || execution(* main.small(..))",
+		"cmd/a/server/main.go", "package main\n\nfunc main() { println(small()) }\n\nfunc small() int { return 1 }\n",
+		"cmd/b/server/main.go", "package main\n\nfunc main() { println(small()) }\n\nfunc small() int { return 2 }\n",
+		"lib/util/util.go", "package util\n\nfunc Small() int { return 3 }\n",
+		"other/util/util.go", "package util\n\nfunc Small() int { return 4 }\n",
+		"other/util/util_test.go", "package util\n\nimport \"testing\"\n\nfunc TestSmall(t *testing.T) { _ = Small() }\n\nfunc helper() int { return 5 }\n")
 	for _, tests := range []bool{false, true} {
 		rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}, Tests: tests})
 		if err != nil {
@@ -399,6 +410,39 @@ func TestListMatchesSmall(t *testing.T) {
 		}
 		if !maps.Equal(got, want) {
 			t.Errorf("with %q: skipped by function\n got %q\nwant %q", small, got, want)
+		}
+	}
+}
+
+// TestListMatchesTypeChecksOnlyWhatMayMatch: match lists every package but
+// type-checks, and so compiles the imports of, only those the pointcuts may
+// match. Here cmd imports a package that does not compile, as a command may
+// import a large driver: listing it costs nothing and it is not compiled.
+// The table counts each package's functions, the matched ones and those
+// that get a probe; Progress names each step.
+func TestListMatchesTypeChecksOnlyWhatMayMatch(t *testing.T) {
+	dir, cfg := matchModule(t, "execution(* example.com/m/a.*(..)) && exported()",
+		"a/a.go", "package a\n\nimport \"fmt\"\n\nfunc Small() int { return 1 }\n\nfunc Print(n int) {\n\tfmt.Println(n)\n\tfmt.Println(n, n)\n\tfmt.Println(n, n, n)\n}\n\nfunc unexported() {}\n",
+		"cmd/main.go", "package main\n\nimport _ \"example.com/m/heavy\"\n\nfunc main() {}\n",
+		"heavy/heavy.go", "package heavy\n\nvar X int = \"not an int\"\n")
+	var steps []string
+	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}, Progress: func(s string) { steps = append(steps, s) }})
+	if err != nil {
+		t.Fatalf("ListMatches: %v (a package that cannot match was compiled)", err)
+	}
+	if rep.Packages != 3 || len(rep.PerPackage) != 1 {
+		t.Fatalf("%d packages, per package %+v; want 3 listed, a counted", rep.Packages, rep.PerPackage)
+	}
+	if got, want := rep.PerPackage[0], (PackageMatches{Path: "example.com/m/a", Functions: 3, Matched: 2, Instrumented: 1}); got != want {
+		t.Errorf("a: %+v, want %+v (Small inlines)", got, want)
+	}
+	want := []string{"listing the packages", "type-checking the 1 package(s) the pointcuts may match", "compiling the 1 package(s) with matches"}
+	if len(steps) != len(want) {
+		t.Fatalf("steps %q, want %d", steps, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(steps[i], want[i]) {
+			t.Errorf("step %d: %q, want %q…", i+1, steps[i], want[i])
 		}
 	}
 }

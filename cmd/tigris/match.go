@@ -28,12 +28,21 @@ func newMatchCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "match [packages]",
-		Short: "List the functions tigris.yaml instruments, without building",
+		Short: "List the functions tigris.yaml instruments (compiles, writes nothing)",
 		Long: `match loads the packages (default ./...) the way the go command does and lists
 every function and method the config's monitor.include/exclude pointcuts select,
 one per line as file:line:col, the signature pointcuts see, and in brackets
 the monitor.include entries that select it. When more than one package may
-match, a table of matched and total functions per package follows on stderr.
+match, a table follows on stderr: per package, its functions, those matched,
+and those instrumented (matched, less those that get no probe).
+
+It builds no binary and writes nothing, but it compiles as a build does: it
+lists the packages (go list), type-checks those the pointcuts may match (go
+list -export compiles what they import that the build cache lacks), and
+compiles those with matches with -gcflags=-m=2 to learn what the compiler
+inlines. With a warm build cache that takes about a second; with an empty one,
+as long as compiling those packages and their imports. A step that runs longer
+than 2 s is shown on stderr. docs/pointcuts.md, "Checking a selection".
 
 It decides with the same code the toolexec proxy runs, so what match lists is
 what "tigris go build" instruments. Functions the pointcuts match but that get
@@ -64,7 +73,10 @@ The config is the tigris.yaml found from the current directory upwards, or
 			if tags != "" {
 				opts.BuildFlags = []string{"-tags=" + tags}
 			}
+			progress := startMatchProgress(cmd.ErrOrStderr())
+			opts.Progress = progress.step
 			rep, err := rewriter.ListMatches(cfg, opts)
+			progress.stop()
 			if rep == nil {
 				return err
 			}
@@ -169,9 +181,9 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 		}
 	}
 	if len(rep.PerPackage) > 1 || verbose {
-		fmt.Fprintf(stderr, "%7s %9s  %s\n", "matched", "functions", "package")
+		fmt.Fprintf(stderr, "%9s %7s %12s  %s\n", "functions", "matched", "instrumented", "package")
 		for _, p := range rep.PerPackage {
-			fmt.Fprintf(stderr, "%7d %9d  %s\n", p.Matched, p.Functions, p.Path)
+			fmt.Fprintf(stderr, "%9d %7d %12d  %s\n", p.Functions, p.Matched, p.Instrumented, p.Path)
 		}
 	}
 	fmt.Fprintf(stderr, "%d of %s in %s instrumented", instrumented, plural(rep.Functions, "function"), plural(rep.Packages, "package"))

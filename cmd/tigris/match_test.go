@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tigrisgo/tigris/internal/workdir"
 )
@@ -78,8 +79,9 @@ monitor:
 		}
 	}
 	for _, w := range []string{
-		"      3         3  example.com/m/shop\n",
-		"      1         1  example.com/m/util\n",
+		"functions matched instrumented  package\n",
+		"        3       3            3  example.com/m/shop\n",
+		"        1       1            1  example.com/m/util\n",
 		"4 of 4 functions in 2 packages instrumented\n",
 	} {
 		if !strings.Contains(stderr, w) {
@@ -185,5 +187,40 @@ func TestInitCommand(t *testing.T) {
 	gomod, _ := os.ReadFile("go.mod")
 	if strings.Contains(string(gomod), "tigris") {
 		t.Errorf("init --no-get changed go.mod:\n%s", gomod)
+	}
+}
+
+// TestMatchProgress: a step of match that runs long is shown on stderr: on a
+// terminal one line rewritten in place, cleared at the end; elsewhere a line
+// after 2 s and every 10 s after. Steps that end sooner show nothing, and so
+// does match when stderr is not a file (TestMatchCommand's buffer).
+func TestMatchProgress(t *testing.T) {
+	const step = "type-checking the 2 package(s) the pointcuts may match"
+	var b strings.Builder
+	p := newMatchProgress(&b, false)
+	p.tick(time.Now()) // no step yet
+	p.step("listing the packages")
+	p.tick(p.since.Add(time.Second))
+	p.step(step)
+	for _, s := range []int{1, 2, 3, 11, 12, 13} {
+		p.tick(p.since.Add(time.Duration(s) * time.Second))
+	}
+	p.clear()
+	if want := "match: " + step + ", 2s\nmatch: " + step + ", 12s\n"; b.String() != want {
+		t.Errorf("not on a terminal:\n%q\nwant\n%q", b.String(), want)
+	}
+
+	b.Reset()
+	p = newMatchProgress(&b, true)
+	p.step(step)
+	for _, s := range []int{1, 2, 3} {
+		p.tick(p.since.Add(time.Duration(s) * time.Second))
+	}
+	p.clear()
+	if want := "\r\x1b[Kmatch: " + step + ", 2s\r\x1b[Kmatch: " + step + ", 3s\r\x1b[K"; b.String() != want {
+		t.Errorf("on a terminal:\n%q\nwant\n%q", b.String(), want)
+	}
+	if startMatchProgress(&b) != nil {
+		t.Error("progress shown on a buffer")
 	}
 }
