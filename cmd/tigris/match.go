@@ -20,11 +20,12 @@ import (
 
 func newMatchCmd() *cobra.Command {
 	var (
-		configPath string
-		tags       string
-		tests      bool
-		asJSON     bool
-		verbose    bool
+		configPath   string
+		tags         string
+		tests        bool
+		asJSON       bool
+		verbose      bool
+		showProgress bool
 	)
 	cmd := &cobra.Command{
 		Use:   "match [packages]",
@@ -42,7 +43,8 @@ list -export compiles what they import that the build cache lacks), and
 compiles those with matches with -gcflags=-m=2 to learn what the compiler
 inlines. With a warm build cache that takes about a second; with an empty one,
 as long as compiling those packages and their imports. A step that runs longer
-than 2 s is shown on stderr. docs/pointcuts.md, "Checking a selection".
+than 2 s is shown on stderr when it is a terminal, or with --progress.
+docs/pointcuts.md, "Checking a selection".
 
 It decides with the same code the toolexec proxy runs, so what match lists is
 what "tigris go build" instruments. Functions the pointcuts match but that get
@@ -73,7 +75,7 @@ The config is the tigris.yaml found from the current directory upwards, or
 			if tags != "" {
 				opts.BuildFlags = []string{"-tags=" + tags}
 			}
-			progress := startMatchProgress(cmd.ErrOrStderr())
+			progress := startMatchProgress(cmd.ErrOrStderr(), showProgress)
 			opts.Progress = progress.step
 			rep, err := rewriter.ListMatches(cfg, opts)
 			progress.stop()
@@ -98,6 +100,7 @@ The config is the tigris.yaml found from the current directory upwards, or
 	f.BoolVar(&tests, "test", false, "also load _test.go files")
 	f.BoolVar(&asJSON, "json", false, "print a JSON array instead of lines")
 	f.BoolVarP(&verbose, "verbose", "v", false, "also list matched functions that get no probe, and excluded packages")
+	f.BoolVar(&showProgress, "progress", false, "show the steps that run over 2 s on stderr even when it is no terminal (a line every 10 s)")
 	return cmd
 }
 

@@ -10,10 +10,11 @@ import (
 
 // Progress of tigris match: which step runs and for how long, on stderr, for
 // the steps that take long (type-checking compiles the imports the build
-// cache lacks). On a terminal one line is rewritten in place every second,
-// elsewhere a line is printed once a step has run progressShowAfter and then
-// every progressEvery; a step that ends sooner shows nothing. Nothing is shown
-// when stderr is not a file (a buffer, as in tests).
+// cache lacks). On a terminal one line is rewritten in place every second
+// once a step has run progressShowAfter; a step that ends sooner shows
+// nothing. Elsewhere (a pipe, a file, a test's buffer) nothing is shown
+// unless --progress asks, and then a line once a step has run
+// progressShowAfter and every progressEvery after.
 const (
 	progressShowAfter = 2 * time.Second
 	progressEvery     = 10 * time.Second
@@ -35,17 +36,19 @@ type matchProgress struct {
 	done chan struct{}
 }
 
-// startMatchProgress starts showing progress on w when it is a file, and
-// returns nil otherwise.
-func startMatchProgress(w io.Writer) *matchProgress {
-	f, ok := w.(*os.File)
-	if !ok {
+// startMatchProgress starts showing progress on w when it is a terminal, or
+// always, and returns nil otherwise.
+func startMatchProgress(w io.Writer, always bool) *matchProgress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	if !tty && !always {
 		return nil
 	}
-	p := newMatchProgress(w, false)
-	if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		p.tty = true
-	}
+	p := newMatchProgress(w, tty)
 	go func() {
 		defer close(p.done)
 		t := time.NewTicker(time.Second)

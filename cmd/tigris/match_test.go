@@ -191,9 +191,10 @@ func TestInitCommand(t *testing.T) {
 }
 
 // TestMatchProgress: a step of match that runs long is shown on stderr: on a
-// terminal one line rewritten in place, cleared at the end; elsewhere a line
-// after 2 s and every 10 s after. Steps that end sooner show nothing, and so
-// does match when stderr is not a file (TestMatchCommand's buffer).
+// terminal one line rewritten in place, cleared at the end; elsewhere, with
+// --progress, a line after 2 s and every 10 s after. Steps that end sooner
+// show nothing, and so does match into a pipe or a buffer without
+// --progress (TestMatchCommand's).
 func TestMatchProgress(t *testing.T) {
 	const step = "type-checking the 2 package(s) the pointcuts may match"
 	var b strings.Builder
@@ -220,7 +221,21 @@ func TestMatchProgress(t *testing.T) {
 	if want := "\r\x1b[Kmatch: " + step + ", 2s\r\x1b[Kmatch: " + step + ", 3s\r\x1b[K"; b.String() != want {
 		t.Errorf("on a terminal:\n%q\nwant\n%q", b.String(), want)
 	}
-	if startMatchProgress(&b) != nil {
-		t.Error("progress shown on a buffer")
+	if startMatchProgress(&b, false) != nil {
+		t.Error("progress shown on a buffer without --progress")
 	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if startMatchProgress(w, false) != nil {
+		t.Error("progress shown on a pipe without --progress")
+	}
+	p = startMatchProgress(w, true)
+	if p == nil || p.tty {
+		t.Errorf("--progress on a pipe: %+v; want lines", p)
+	}
+	p.stop()
 }
