@@ -26,6 +26,11 @@
 // under the column. A program that cannot be reached gives an error that says
 // so and how to make it listen (TIGRIS_ADMIN).
 //
+// [Client.Program] names the program that answers (binary, pid, Go version,
+// uptime), "unknown program" for one too old to name its binary; an address
+// where another server answers is a [*NotAdminError]. `tigris ctl` prints it
+// at the head of every output.
+//
 // # Concurrency
 //
 // A Client may be used by several goroutines at once; [Options.Raw] is then
