@@ -42,7 +42,11 @@ printed before ctl exits. A second interrupt exits at once.
 --detach starts the text's queries and triggers and returns: they run until
 tigris ctl queries cancel ID, and its CREATE STREAMs stay for later queries.
 --explain prints the plan (probes, modes, pushed-down conditions, estimated
-cost) and runs nothing. --json prints the result stream as JSON lines.`,
+cost) and runs nothing. --json prints the result stream as JSON lines.
+
+A query no probe of the program can feed is refused at once, saying why.
+What a query leaves out (calls shed over its budget, lost to a full queue) is
+noted among its rows, as it starts and per window.`,
 		Example: `  tigris ctl query "SELECT function, count(*), p99(duration) FROM calls
       WHERE package LIKE '%/repository' GROUP BY function WINDOW 10s"
   tigris ctl query --explain "SELECT * FROM calls WHERE duration > 50ms"

@@ -37,3 +37,18 @@ func TestCtlQueryForJSON(t *testing.T) {
 		t.Errorf("ended %q: %v", end.Ended, err)
 	}
 }
+
+// TestCtlQueryThatCanProduceNothing: a query no probe can feed fails at
+// once, saying why, instead of waiting with 0 probes.
+func TestCtlQueryThatCanProduceNothing(t *testing.T) {
+	addr := admintest.Server(t, "")
+	out, err := runCtl(t, "--addr", addr, "query", "SELECT name FROM calls WHERE function = '…/shop.(*Store).Find'")
+	const want = "query refused: it can produce nothing, now or later: calls: no probe matches function = '…/shop.(*Store).Find'; probes have function like 'shop.example/shop.(*Store).Find'"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v, want %q\n%s", err, want, out)
+	}
+	if strings.Contains(out, "probe(s)") {
+		t.Errorf("the query started:\n%s", out)
+	}
+	t.Logf("%v", err)
+}

@@ -185,6 +185,11 @@ var shownLimits = []shown{
 	{"plan work", fromSource("runtime/query/engine/plan.go", `"%s: %d condition(s) on static columns are too large to decide for each of %d probes (%d node evaluations at most): they choose no probes and are checked on each call"`,
 		"calls: 1 condition(s) on static columns are too large to decide for each of 1000 probes (4194304 node evaluations at most): they choose no probes and are checked on each call")},
 	{"ended query's plan", fromSource("runtime/query/live/summary.go", `"\n… (cut: the query has ended)\n"`, "… (cut: the query has ended)")},
+	{"query that can produce nothing", fromSource("runtime/query/live/registry.go", `"it can produce nothing, now or later: " + p.Nothing`,
+		"422` `query refused: it can produce nothing, now or later: calls: no probe matches function = '…/repository.(*OwnerRepository).FindByLastName'; probes have function like 'github.com/tigrisgo/tigris/examples/petclinic/internal/repository.(*OwnerRepository).FindByLastName' ('…' stands for a part left out in print: write the whole name, or LIKE with %)")},
+	{"end reason", fromSource("runtime/monitor/admin/queries.go", `"a reason of %d bytes; the most is %d", len(s), maxEndReason`, "400` `reason: a reason of 201 bytes; the most is 200")},
+	{"query's queue", fromSource("runtime/query/live/dropped.go", `"the query's queue was full (%d calls a source): calls are lost"`,
+		"(from 20:46:13.204Z calls are left out: the query's queue was full (65536 calls a source): calls are lost; the rows count only the calls taken)")},
 	{"explain token", func(t *testing.T) string {
 		rec := httptest.NewRecorder()
 		admin.NewHandler(admin.Options{Token: "t"}).ServeHTTP(rec, httptest.NewRequest("POST", admin.Prefix+"queries/explain", strings.NewReader(`{"query":"SELECT 1 AS x FROM calls"}`)))
@@ -309,6 +314,7 @@ var limitConstants = map[string]string{
 	"runtime/settings.MaxQueries":          "page: docs/config.md, Limits (generated)",
 	"runtime/settings.MaxQueryProbes":      "page: docs/config.md, Limits (generated)",
 	"runtime/monitor/admin.maxStreams":     "page",
+	"runtime/monitor/admin.maxEndReason":   "page",
 	"runtime/monitor.MaxTapQueue":          "page",
 	"runtime/query/engine.exactLimit":      "internal: percentiles are exact up to this many values, then a sketch within 0.5 %",
 	"runtime/query/live.maxLateness":       "internal: the longest a live window waits for late calls, docs/queries.md",

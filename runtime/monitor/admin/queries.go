@@ -359,9 +359,9 @@ func (a *api) explainQuery(w http.ResponseWriter, r *http.Request) error {
 }
 
 // longQuery is the length from which query texts compile one at a time:
-// compiling allocates about 3.5 KB a byte of text (most of it garbage at
-// once), 200 MB for the longest, so four handlers compiling long texts at
-// once would take the program's heap up by that four times.
+// compiling allocates 1.3 to 6 KB a byte of text (most of it garbage at
+// once), up to 380 MB for the longest, so four handlers compiling long
+// texts at once would take the program's heap up by that four times.
 const longQuery = 4 << 10
 
 // compileTurn waits, for a long text, until no other long text compiles;
