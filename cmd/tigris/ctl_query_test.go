@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tigrisgo/tigris/adminclient"
 	"github.com/tigrisgo/tigris/internal/admintest"
+	"github.com/tigrisgo/tigris/queryout"
+	"github.com/tigrisgo/tigris/runtime/query/live"
 )
 
 // TestCtlQueryForJSON: a query --for ends is not "cancelled" in the
@@ -51,4 +55,27 @@ func TestCtlQueryThatCanProduceNothing(t *testing.T) {
 		t.Errorf("the query started:\n%s", out)
 	}
 	t.Logf("%v", err)
+}
+
+// TestPrintEventLeftOut: what a query left out is a note among the rows of
+// ctl query's table and of the dashboard's query box (both print events
+// with printEvent).
+func TestPrintEventLeftOut(t *testing.T) {
+	var buf bytes.Buffer
+	out := &queryout.Table{W: &buf}
+	at := time.Date(2026, 11, 25, 20, 46, 13, 204e6, time.UTC)
+	from, to := at.Truncate(10*time.Second), at.Truncate(10*time.Second).Add(10*time.Second)
+	for _, ev := range []adminclient.QueryEvent{
+		{Dropped: &live.Dropped{Since: &at, Why: "taking one call in 4"}},
+		{Dropped: &live.Dropped{From: &from, To: &to, Shed: 818}},
+	} {
+		if err := printEvent(out, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const want = "(from 20:46:13.204Z calls are left out: taking one call in 4; the rows count only the calls taken)\n" +
+		"(20:46:10.000Z–20:46:20.000Z: the rows leave out 818 calls shed)\n"
+	if buf.String() != want {
+		t.Errorf("got\n%swant\n%s", buf.String(), want)
+	}
 }

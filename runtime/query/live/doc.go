@@ -15,6 +15,12 @@
 // for a while (the same floors), SAMPLE reads a runtime stream for a while,
 // SNAPSHOT copies the recent trace to a file of its own.
 //
+// A query no probe can feed is refused when posted (engine.Plan.Nothing).
+// EXPLAIN's estimate takes the probes' rates over the last 10 to 20 s
+// (recent.go). What a running query leaves out (shed, lost) is said among
+// its rows as it starts and per window (dropped.go); compiling a posted
+// text stops when its client leaves (Registry.Compile).
+//
 // Nothing here runs on a probe's path but the tap (in the monitor): a full
 // queue drops calls and counts them, and a slow reader never slows the
 // program.
