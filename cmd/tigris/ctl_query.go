@@ -100,18 +100,24 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 	ctx, stop := context.WithCancel(c.ctx())
 	defer stop()
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt)
+	notifyInterrupt(sigs)
 	defer signal.Stop(sigs)
 	var out queryout.Printer = &queryout.Table{W: c.cmd.OutOrStdout()}
 	if c.asJSON {
 		out = nil // the client's Raw option prints the stream itself
 	}
 	var endedBy atomic.Pointer[string] // why ctl cancelled the query, for the end line
+	var early atomic.Bool              // interrupted before the query started
 	ids := make(chan int, 1)
 	go func() {
 		var id int
 		select {
 		case id = <-ids:
+		case <-sigs:
+			// The program is still compiling or planning: leaving stops it.
+			early.Store(true)
+			stop()
+			return
 		case <-ctx.Done():
 			return
 		}
@@ -157,8 +163,15 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 		}
 		return printEvent(out, ev)
 	})
+	if early.Load() {
+		return fmt.Errorf("interrupted before the query started (the program stops compiling it when ctl leaves); nothing runs")
+	}
 	return c.explain(err)
 }
+
+// notifyInterrupt relays the interrupts ctl query handles to ch (tests
+// send their own).
+var notifyInterrupt = func(ch chan<- os.Signal) { signal.Notify(ch, os.Interrupt) }
 
 // printEvent prints one event of a result stream. A table learns when the
 // query started and ended, to mark the windows it saw only part of.

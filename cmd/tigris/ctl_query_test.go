@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,21 @@ func TestPrintEventLeftOut(t *testing.T) {
 		"(20:46:10.000Z–20:46:20.000Z: the rows leave out 818 calls shed)\n"
 	if buf.String() != want {
 		t.Errorf("got\n%swant\n%s", buf.String(), want)
+	}
+}
+
+// TestCtlQueryInterruptedBeforeItStarts: an interrupt while the program
+// still compiles the query ends ctl at once, leaving the request (which
+// stops the compile): it does not wait for the query to start.
+func TestCtlQueryInterruptedBeforeItStarts(t *testing.T) {
+	addr := admintest.Server(t, "")
+	defer func(f func(chan<- os.Signal)) { notifyInterrupt = f }(notifyInterrupt)
+	notifyInterrupt = func(ch chan<- os.Signal) { ch <- os.Interrupt } // before anything is sent
+	out, err := runCtl(t, "--addr", addr, "query", "SELECT name FROM calls")
+	if err == nil || !strings.Contains(err.Error(), "interrupted before the query started") {
+		t.Fatalf("err %v\n%s", err, out)
+	}
+	if strings.Contains(out, "probe(s)") {
+		t.Errorf("the query started:\n%s", out)
 	}
 }
