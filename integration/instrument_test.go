@@ -63,13 +63,7 @@ func TestInstrumentedProgram(t *testing.T) {
 		"example.com/itest/shop.Sum(...int) int":               "count=2 errors=0 panics=0",
 		"example.com/itest/shop.(*Stack[...]).Pop() (T, bool)": "count=2 errors=0 panics=0",
 	}
-	for sig, w := range want {
-		if got, ok := stats[sig]; !ok {
-			t.Errorf("no statistics for %s; have:\n%s", sig, strings.Join(sorted.Keys(stats), "\n"))
-		} else if got != w {
-			t.Errorf("%s: %s, want %s", sig, got, w)
-		}
-	}
+	checkStats(t, stats, want)
 	// Durations: Nap slept 3 and 5 ms.
 	var napMean float64
 	for _, line := range strings.Split(out, "\n") {
@@ -126,6 +120,19 @@ func fibCalls(n int) int {
 }
 
 // statLines parses the program's STAT lines: signature → counters.
+// checkStats reports each probe of want whose statistics line (statLines)
+// differs or is missing.
+func checkStats(t *testing.T, stats, want map[string]string) {
+	t.Helper()
+	for sig, w := range want {
+		if got, ok := stats[sig]; !ok {
+			t.Errorf("no statistics for %s; have:\n%s", sig, strings.Join(sorted.Keys(stats), "\n"))
+		} else if got != w {
+			t.Errorf("%s: %s, want %s", sig, got, w)
+		}
+	}
+}
+
 func statLines(out string) map[string]string {
 	m := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {

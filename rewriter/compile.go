@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 // The compile step: a package the config selects is parsed, type-checked and
@@ -306,6 +308,10 @@ type Inlining struct {
 	// Calls holds the call sites the compiler inlines, by "file:line:col" of
 	// their opening parenthesis.
 	Calls map[string]bool
+	// Lits and LitSize are Inlined and Size for function literals, by
+	// "file:line:col" of their func keyword.
+	Lits    map[string]bool
+	LitSize map[string]int
 }
 
 // inliningCall matches -m's line for an inlined call site:
@@ -336,6 +342,20 @@ func bodyInlines(name string) bool {
 	return !strings.Contains(name, "[") || strings.Contains(name, "go.shape.")
 }
 
+// isLiteralName reports the compiler's name of a function literal
+// (F.func1, F.func1.2, F-range1.1) as -m prints it, not of the wrapper of a
+// deferred or go call, nor of a range-over-func body (F-range1).
+func isLiteralName(name string) bool {
+	if strings.Contains(name, ".deferwrap") || strings.Contains(name, ".gowrap") {
+		return false
+	}
+	if i := strings.LastIndex(name, "-range"); i >= 0 && strings.Trim(name[i+len("-range"):], "0123456789") == "" {
+		return false
+	}
+	_, lit := pointcut.SplitLiteral(name)
+	return lit != ""
+}
+
 // parseInlining reads -m=2 output: the functions whose bodies inline, the
 // sizes of those too complex to, and whether out holds anything but -m
 // diagnostics (a line not in the file:line:col form the compiler uses for
@@ -347,7 +367,7 @@ func parseInlining(out string) (Inlining, bool) {
 // parseInliningFiles is parseInlining with the key of a file's name given
 // by file.
 func parseInliningFiles(out string, file func(string) string) (Inlining, bool) {
-	inl := Inlining{Inlined: map[string]bool{}, Size: map[string]int{}, Calls: map[string]bool{}}
+	inl := Inlining{Inlined: map[string]bool{}, Size: map[string]int{}, Calls: map[string]bool{}, Lits: map[string]bool{}, LitSize: map[string]int{}}
 	other := false
 	for _, line := range strings.Split(out, "\n") {
 		if line == "" {
@@ -356,6 +376,8 @@ func parseInliningFiles(out string, file func(string) string) (Inlining, bool) {
 		if m := canInline.FindStringSubmatch(line); m != nil {
 			if bodyInlines(m[4]) {
 				inl.Inlined[file(m[1])+":"+m[2]] = true
+			} else if isLiteralName(m[4]) {
+				inl.Lits[file(m[1])+":"+m[2]+":"+m[3]] = true
 			}
 			continue
 		}
@@ -364,13 +386,17 @@ func parseInliningFiles(out string, file func(string) string) (Inlining, bool) {
 			continue
 		}
 		if m := tooComplex.FindStringSubmatch(line); m != nil {
-			if !strings.Contains(m[4], ".func") {
-				n, _ := strconv.Atoi(m[5])
-				key := file(m[1]) + ":" + m[2]
-				// A generic function: its shapes' sizes, the largest.
-				if n > inl.Size[key] {
-					inl.Size[key] = n
-				}
+			n, _ := strconv.Atoi(m[5])
+			key, sizes := file(m[1])+":"+m[2], inl.Size
+			switch {
+			case isLiteralName(m[4]):
+				key, sizes = key+":"+m[3], inl.LitSize
+			case strings.Contains(m[4], ".func"):
+				continue
+			}
+			// A generic function: its shapes' sizes, the largest.
+			if n > sizes[key] {
+				sizes[key] = n
 			}
 			continue
 		}

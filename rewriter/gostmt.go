@@ -28,10 +28,15 @@ type goWrapper struct {
 
 // goStatements rewrites the go statements in fd's body, whose function has
 // probe index probe.
+//
+// Those in a function literal with a probe of its own are the literal's.
 func (pj *packageJob) goStatements(i int, fd *ast.FuncDecl, probe int) {
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		if st, ok := n.(*ast.GoStmt); ok {
-			pj.goStatement(i, st, probe)
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			pj.goStatement(i, n, probe)
+		case *ast.FuncLit:
+			return !pj.probedLits[n.Body]
 		}
 		return true
 	})

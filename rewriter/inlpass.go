@@ -79,7 +79,7 @@ func (pj *packageJob) stubs() map[*ast.FuncDecl]string {
 	stub := map[*ast.FuncDecl]string{}
 	for i, f := range pj.files {
 		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && pj.stubbable(fd, pj.srcs[i], noInline, floors) {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && !pj.keepDecls[fd] && pj.stubbable(fd, pj.srcs[i], noInline, floors) {
 				stub[fd] = stubBody
 			}
 		}

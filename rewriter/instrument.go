@@ -60,6 +60,11 @@ type packageJob struct {
 	pkg        *types.Package
 	goWrappers []goWrapper
 	goImports  []string
+	// keepDecls are the functions whose literals have candidates: the
+	// inlining pass keeps their bodies, where the compiler judges the
+	// literals. probedLits are the bodies of the literals that get probes.
+	keepDecls  map[*ast.FuncDecl]bool
+	probedLits map[*ast.BlockStmt]bool
 }
 
 // probeDesc is what the probe table records about one instrumented function.
@@ -98,6 +103,12 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 	if (s.cfg.Inlinable != config.InlinableProbe || s.cfg.Small != config.SmallProbe) && job.Inlinable != nil {
 		var reduced []string
 		if job.ReduceInlining {
+			pj.keepDecls = map[*ast.FuncDecl]bool{}
+			for _, c := range cands {
+				if c.host != nil {
+					pj.keepDecls[c.host] = true
+				}
+			}
 			files, stubbed, err := pj.inliningFiles(inliningDir(job.WorkDir))
 			if err != nil {
 				return false, fmt.Errorf("writing the inlining pass's files: %w", err)
@@ -113,6 +124,12 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 		}
 		cands = pj.withoutSkipped(cands, inl)
 	}
+	pj.probedLits = map[*ast.BlockStmt]bool{}
+	for _, c := range cands {
+		if c.lit != nil && c.exec {
+			pj.probedLits[c.lit.Body] = true
+		}
+	}
 	for _, c := range cands {
 		pj.instrument(c)
 	}
@@ -123,13 +140,25 @@ func (s *Session) Instrument(job *CompileJob) (bool, error) {
 }
 
 // candidate is a function that gets a probe or has call sites that may: its
-// declaration and signature, and whether its execution matches.
+// declaration and signature, and whether its execution matches. For a
+// function literal, lit is set, fn is nil and fd is made of the literal's
+// type and body, without name or receiver.
 type candidate struct {
 	file int
 	fd   *ast.FuncDecl
 	fn   *types.Func
+	lit  *ast.FuncLit
+	host *ast.FuncDecl // a literal's function; nil in a package-level initializer
 	sig  signatureLit
 	exec bool
+}
+
+// signature is the candidate's Go signature.
+func (pj *packageJob) signature(c candidate) *types.Signature {
+	if c.lit != nil {
+		return pj.info.TypeOf(c.lit).(*types.Signature)
+	}
+	return c.fn.Type().(*types.Signature)
 }
 
 // candidates returns the package's functions whose execution matches the
@@ -163,6 +192,65 @@ func (pj *packageJob) candidates() []candidate {
 			}
 		}
 	}
+	if pj.s.cfg.Instrument.HasLiteral() {
+		out = append(out, pj.literalCandidates()...)
+	}
+	return out
+}
+
+// literalCandidates returns the function literals whose execution matches:
+// only a pointcut that names literals selects one (pointcut.HasLiteral). A
+// literal in code the compiler leaves out has no name and no probe, and so
+// does one in a function that is never instrumented (linknamed, nosplit…);
+// func init is, for its literals, a function like any other.
+func (pj *packageJob) literalCandidates() []candidate {
+	names := literalNames(pj.files, pj.info, toolchainRangeScopes)
+	encl := map[*ast.FuncDecl]signatureLit{}
+	var out []candidate
+	for i, f := range pj.files {
+		if base := filepath.Base(pj.job.Files[i]); strings.HasPrefix(base, "_cgo_") || strings.HasPrefix(base, "_testmain") {
+			continue
+		}
+		linknamed := linknamedFuncs(f)
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.FuncDecl); ok {
+				isInit := fd.Recv == nil && fd.Name.Name == "init"
+				return fd.Body != nil && (isInit || instrumentable(fd, linknamed))
+			}
+			fl, ok := n.(*ast.FuncLit)
+			if !ok {
+				return true
+			}
+			name, ok := names[fl]
+			sigT, isSig := pj.info.TypeOf(fl).(*types.Signature)
+			if !ok || !isSig {
+				return true
+			}
+			pos := pj.fset.Position(fl.Pos())
+			file := pj.pkgPath + "/" + filepath.Base(pos.Filename)
+			host, fnName := signatureLit{}, "init"
+			if d := name.decl; d != nil {
+				fnName = d.Name.Name
+				if d.Recv == nil && fnName == "init" {
+					fnName = name.outer // init.0
+				}
+				if _, ok := encl[d]; !ok {
+					if fn, ok := pj.info.Defs[d.Name].(*types.Func); ok {
+						encl[d] = SignatureOf(pj.pkgPath, fn, file, 0)
+					}
+				}
+				host = encl[d]
+			}
+			sig := LiteralSignatureOf(pj.pkgPath, f.Name.Name, host, fnName, name.lit, sigT, file, pos.Line)
+			if pj.s.cfg.Instrument.MatchExecution(&sig) {
+				fd := &ast.FuncDecl{Name: &ast.Ident{NamePos: fl.Pos(), Name: "func"}, Type: fl.Type, Body: fl.Body}
+				out = append(out, candidate{file: i, fd: fd, lit: fl, host: name.decl, sig: sig, exec: true})
+			} else {
+				pj.s.logf("%s:%d: %s: not matched", file, pos.Line, sig.Name+sig.Lit)
+			}
+			return true
+		})
+	}
 	return out
 }
 
@@ -176,18 +264,23 @@ func (pj *packageJob) withoutSkipped(cands []candidate, inl Inlining) []candidat
 	for _, c := range cands {
 		pos := pj.fset.Position(c.fd.Name.Pos())
 		key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+		inlined, sizes := inl.Inlined, inl.Size
+		if c.lit != nil { // known by their column too: a line can hold several
+			key += fmt.Sprintf(":%d", pos.Column)
+			inlined, sizes = inl.Lits, inl.LitSize
+		}
 		why := ""
 		switch {
-		case pj.s.cfg.Inlinable != config.InlinableProbe && inl.Inlined[key]:
+		case pj.s.cfg.Inlinable != config.InlinableProbe && inlined[key]:
 			why = "the compiler inlines it, and a probe would change inlining and escapes (monitor.inlinable: probe instruments it anyway)"
-		case pj.s.cfg.Small != config.SmallProbe && pj.small(c.fd, inl.Size[key], inl.Calls):
-			why = smallReason(inl.Size[key])
+		case pj.s.cfg.Small != config.SmallProbe && pj.small(c.fd, sizes[key], inl.Calls):
+			why = smallReason(sizes[key])
 		}
 		if why == "" {
 			out = append(out, c)
 			continue
 		}
-		pj.s.logf("%s:%d: %s: not instrumented: %s", c.sig.File, c.sig.Line, c.sig.Name, why)
+		pj.s.logf("%s:%d: %s: not instrumented: %s", c.sig.File, c.sig.Line, c.sig.Name+c.sig.Lit, why)
 		if c.exec && pj.s.cfg.Instrument.NamesExactly(&c.sig) {
 			pj.job.Notices = append(pj.job.Notices, fmt.Sprintf("%s: %s is named by monitor.include but gets no probe: %s", pos, qualifiedName(&c.sig), why))
 		}
@@ -210,11 +303,11 @@ func (pj *packageJob) small(fd *ast.FuncDecl, size int, calls map[string]bool) b
 func qualifiedName(s *signatureLit) string {
 	switch {
 	case s.Recv == "":
-		return s.Package + "." + s.Name
+		return s.Package + "." + s.Name + s.Lit
 	case s.RecvPtr:
-		return s.Package + ".(*" + s.Recv + ")." + s.Name
+		return s.Package + ".(*" + s.Recv + ")." + s.Name + s.Lit
 	}
-	return s.Package + "." + s.Recv + "." + s.Name
+	return s.Package + "." + s.Recv + "." + s.Name + s.Lit
 }
 
 // instrument plans the edits of one candidate: the probe prologue right after
@@ -232,7 +325,7 @@ func (pj *packageJob) instrument(c candidate) {
 		}
 		pj.goStatements(c.file, c.fd, len(pj.probes)-1)
 	}
-	if pj.s.cfg.Instrument.HasCall() {
+	if pj.s.cfg.Instrument.HasCall() && c.fn != nil {
 		pj.callSites(c.file, c.fd, c.fn)
 	}
 }
@@ -394,11 +487,11 @@ func (pj *packageJob) probe(c candidate) (prologue, end string) {
 	id := len(pj.probes)
 	cyc, stmts := staticMetrics(c.fd.Body)
 	pj.probes = append(pj.probes, probeDesc{sig: c.sig, cyclomatic: cyc, statements: stmts})
-	pj.s.logf("%s:%d: %s: instrumented as probe %d", c.sig.File, c.sig.Line, c.sig.Name, id)
+	pj.s.logf("%s:%d: %s: instrumented as probe %d", c.sig.File, c.sig.Line, c.sig.Name+c.sig.Lit, id)
 	if pj.s.cfg.Floor {
 		return fmt.Sprintf("if %s[%d].On() { %s.Floor(&%s[%d]) };", probesVar, id, alias, probesVar, id), ""
 	}
-	sig := c.fn.Type().(*types.Signature)
+	sig := pj.signature(c)
 	rets := returnStmts(c.fd.Body)
 	hasResults := sig.Results().Len() > 0
 	var names []string
@@ -782,7 +875,7 @@ func (pj *packageJob) write() error {
 		if err != nil {
 			return err
 		}
-		// First in argv, so its init registers the probes before the package's
+		// First in argv, so its variable registers the probes before the package's
 		// own init functions run.
 		pj.job.Files = append([]string{table}, pj.job.Files...)
 	}

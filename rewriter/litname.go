@@ -12,12 +12,24 @@ import (
 
 // The names of function literals (doc.go, "Names of function literals").
 
+// litName is the name Go gives a function literal: outer is the Go name of
+// the declared function it is written in ("F", "(*T).M", "Gen[...]", "init.0";
+// "init" for a package-level initializer, whose decl is nil), lit the rest
+// (".func1", ".func2.1", "-range1.1").
+type litName struct {
+	decl       *ast.FuncDecl
+	outer, lit string
+}
+
+// String is the name without the package: "F.func1".
+func (n litName) String() string { return n.outer + n.lit }
+
 // literalNames returns the name of every function literal of the package whose
-// syntax and types are files and info (Types, Uses and InitOrder filled), relative
-// to the package: "F.func1". files are in the order the compiler gets them.
-// rangeScopes is rangeBodiesAreScopes(the toolchain's version).
-func literalNames(files []*ast.File, info *types.Info, rangeScopes bool) map[*ast.FuncLit]string {
-	ln := &litNamer{info: info, rangeScopes: rangeScopes, names: map[*ast.FuncLit]string{}, dropped: map[ast.Expr]bool{}}
+// syntax and types are files and info (Types, Uses and InitOrder filled).
+// files are in the order the compiler gets them. rangeScopes is
+// rangeBodiesAreScopes(the toolchain's version).
+func literalNames(files []*ast.File, info *types.Info, rangeScopes bool) map[*ast.FuncLit]litName {
+	ln := &litNamer{info: info, rangeScopes: rangeScopes, names: map[*ast.FuncLit]litName{}, dropped: map[ast.Expr]bool{}}
 	inits := 0
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -30,10 +42,12 @@ func literalNames(files []*ast.File, info *types.Info, rangeScopes bool) map[*as
 				name = "init." + strconv.Itoa(inits)
 				inits++
 			}
+			ln.decl = fd
 			ln.walk(fd.Body, &litScope{outer: name, declared: true})
 		}
 	}
 	pkgInit := &litScope{outer: "init", declared: true}
+	ln.decl = nil
 	for _, in := range info.InitOrder {
 		ln.walk(in.Rhs, pkgInit)
 	}
@@ -91,31 +105,33 @@ func identName(e ast.Expr) string {
 
 // litScope is a function whose literals are numbered together: a declared
 // function (its literals are outer.funcN) or a literal or range-over-func body
-// (outer.N). Its range-over-func bodies are numbered apart (outer-rangeN).
+// (outer.N, where outer is the declared function's name and lit the rest).
+// Its range-over-func bodies are numbered apart (outer-rangeN).
 type litScope struct {
-	outer    string
-	declared bool
-	lits     int
-	ranges   int
+	outer, lit string
+	declared   bool
+	lits       int
+	ranges     int
 }
 
 func (s *litScope) nextLit() string {
 	s.lits++
 	if s.declared {
-		return s.outer + ".func" + strconv.Itoa(s.lits)
+		return ".func" + strconv.Itoa(s.lits)
 	}
-	return s.outer + "." + strconv.Itoa(s.lits)
+	return s.lit + "." + strconv.Itoa(s.lits)
 }
 
 func (s *litScope) nextRange() string {
 	s.ranges++
-	return s.outer + "-range" + strconv.Itoa(s.ranges)
+	return s.lit + "-range" + strconv.Itoa(s.ranges)
 }
 
 type litNamer struct {
 	info        *types.Info
 	rangeScopes bool
-	names       map[*ast.FuncLit]string
+	decl        *ast.FuncDecl // the function being walked
+	names       map[*ast.FuncLit]litName
 	dropped     map[ast.Expr]bool // operands staticBool leaves out
 }
 
@@ -136,9 +152,9 @@ func (ln *litNamer) walk(n ast.Node, sc *litScope) {
 				return false // written as its value
 			}
 			if fl, ok := n.(*ast.FuncLit); ok {
-				name := sc.nextLit()
-				ln.names[fl] = name
-				ln.walk(fl.Body, &litScope{outer: name})
+				lit := sc.nextLit()
+				ln.names[fl] = litName{decl: ln.decl, outer: sc.outer, lit: lit}
+				ln.walk(fl.Body, &litScope{outer: sc.outer, lit: lit})
 				return false
 			}
 		case *ast.BlockStmt:
@@ -182,7 +198,7 @@ func (ln *litNamer) walk(n ast.Node, sc *litScope) {
 			ln.walk(n.Key, sc)
 			ln.walk(n.Value, sc)
 			ln.walk(n.X, sc)
-			ln.walk(n.Body, &litScope{outer: sc.nextRange()})
+			ln.walk(n.Body, &litScope{outer: sc.outer, lit: sc.nextRange()})
 			return false
 		case *ast.SwitchStmt:
 			ln.switchStmt(n, sc)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -70,9 +71,9 @@ func TestLiteralNamesAgreeWithCompiler(t *testing.T) {
 						return false
 					}
 					if tag, ok := recTag(m); ok {
-						name, named := names[fl]
-						if !named {
-							name = "(no name)"
+						name := "(no name)"
+						if n, ok := names[fl]; ok {
+							name = n.String()
 						}
 						want[tag] = "example.com/lit/p." + name
 					}
@@ -141,10 +142,83 @@ func recTag(n ast.Node) (string, bool) {
 	return s, err == nil
 }
 
+var tableLine = regexp.MustCompile(`(?m)^// \d+ p\.([^(]+)\(`)
+
 func TestRangeBodiesAreScopes(t *testing.T) {
 	for v, want := range map[string]bool{"go1.26.8": false, "go1.26rc1": false, "go1.27.3": true, "go1.28": true, "devel go1.28-abc": true} {
 		if got := rangeBodiesAreScopes(v); got != want {
 			t.Errorf("rangeBodiesAreScopes(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// TestLiteralsInlinedGetNoProbe instruments a package whose literals a
+// pointcut selects, with the compiler's -m=2 answer (as the proxy's
+// inlining pass gets it): a literal the compiler inlines keeps no probe
+// (monitor.inlinable: skip), one it cannot inline gets one, and
+// monitor.inlinable: probe instruments both.
+func TestLiteralsInlinedGetNoProbe(t *testing.T) {
+	src := `package p
+
+func Inlined() int {
+	f := func() int { return 1 }
+	return f()
+}
+
+func Kept(xs []int) (n int) {
+	g := func() {
+		defer func() { n++ }()
+		for _, x := range xs {
+			n += x
+		}
+	}
+	g()
+	return n
+}
+`
+	for _, tc := range []struct {
+		inlinable string
+		want      []string
+	}{
+		{"skip", []string{"Kept.func1"}},
+		{"probe", []string{"Inlined.func1", "Kept.func1", "Kept.func1.1"}},
+	} {
+		t.Run(tc.inlinable, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "p.go")
+			writeFile(t, file, src)
+			writeFile(t, filepath.Join(dir, "tigris.yaml"), "version: 1\nmonitor:\n  inlinable: "+tc.inlinable+"\n  small: probe\n  include: [\"within(p) && literal()\"]\n")
+			s, err := NewSession(SessionOptions{ConfigPath: filepath.Join(dir, "tigris.yaml")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := stdImportCfg(t)
+			job := &CompileJob{ImportPath: "p", Files: []string{file}, WorkDir: t.TempDir(), Complete: true, ImportCfg: cfg}
+			job.Inlinable = func([]string) (Inlining, error) {
+				var importcfg strings.Builder
+				for p, f := range cfg {
+					importcfg.WriteString("packagefile " + p + "=" + f + "\n")
+				}
+				icfg := filepath.Join(dir, "importcfg")
+				writeFile(t, icfg, importcfg.String())
+				out, _ := exec.Command("go", "tool", "compile", "-m=2", "-p", "p", "-importcfg", icfg, "-o", filepath.Join(dir, "p.a"), file).CombinedOutput()
+				inl, _ := parseInlining(string(out))
+				return inl, nil
+			}
+			if _, err := s.Instrument(job); err != nil {
+				t.Fatal(err)
+			}
+			// The probe table's comment lists the probes: "// 0 p.Kept.func1() p/p.go:9 ...".
+			var got []string
+			if table := job.Files[0]; strings.HasSuffix(table, "__tigris_probes.go") {
+				data, _ := os.ReadFile(table)
+				for _, m := range tableLine.FindAllStringSubmatch(string(data), -1) {
+					got = append(got, m[1])
+				}
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("probes %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 type signatureLit = pointcut.Signature
 
 // probeTable writes the package's generated file: the probe array the prologues
-// index, and an init function registering it, with the probes' descriptions
+// index, and a package-level variable whose initializer registers it, with the probes' descriptions
 // in one string constant (monitor.EncodeTable: read-only data, no code to
 // build it, strings written once per package), with the monitor together with
 // the parts the binary links beside it (monitor.Links: the exit hook, and the
@@ -27,11 +27,21 @@ type signatureLit = pointcut.Signature
 // compiler output.
 //
 //	var __tigris_p [N]__tigris.Probe
-//	func init() {
+//	var _ = __tigris_register()
+//	func __tigris_register() bool {
 //		__tigris.RegisterTable(__tigris_p[:], "tgt1...",
 //			__tigris.Links{AtExit: __tigris_atexit.Add, Analyzer: __tigris_analyzer.Run,
 //				Admin: __tigris_admin.Launch})
+//		return true
 //	}
+//
+// Not a func init: the compiler numbers a package's init functions in the
+// order of its files (init.0, init.1, ...), and this file comes first, so
+// the user's would take other names in tracebacks and profiles, and so would
+// the literals in them (init.1.func1). Nor a literal, which would take a
+// package-level literal's name (init.func1). The variable, first in the
+// first file and depending on nothing, is initialized before any other of
+// the package and before its init functions run.
 func (pj *packageJob) probeTable() (string, error) {
 	infos := make([]monitor.ProbeInfo, len(pj.probes))
 	for i, p := range pj.probes {
@@ -65,18 +75,25 @@ func (pj *packageJob) probeTable() (string, error) {
 				Names: []*dst.Ident{dst.NewIdent(probesVar)},
 				Type:  &dst.ArrayType{Len: intLit(len(pj.probes)), Elt: sel(alias, "Probe")},
 			}}},
+			&dst.GenDecl{Tok: tokenVar, Specs: []dst.Spec{&dst.ValueSpec{
+				Names:  []*dst.Ident{dst.NewIdent("_")},
+				Values: []dst.Expr{&dst.CallExpr{Fun: dst.NewIdent(registerFunc)}},
+			}}},
 			&dst.FuncDecl{
 				Decs: dst.FuncDeclDecorations{NodeDecs: dst.NodeDecs{Before: dst.EmptyLine, Start: tableComment(infos)}},
-				Name: dst.NewIdent("init"),
-				Type: &dst.FuncType{},
-				Body: &dst.BlockStmt{List: []dst.Stmt{&dst.ExprStmt{X: &dst.CallExpr{
-					Fun: sel(alias, "RegisterTable"),
-					Args: []dst.Expr{
-						&dst.SliceExpr{X: dst.NewIdent(probesVar)},
-						strLit(monitor.EncodeTable(infos)),
-						&dst.CompositeLit{Type: sel(alias, "Links"), Elts: links},
-					},
-				}}}},
+				Name: dst.NewIdent(registerFunc),
+				Type: &dst.FuncType{Results: &dst.FieldList{List: []*dst.Field{{Type: dst.NewIdent("bool")}}}},
+				Body: &dst.BlockStmt{List: []dst.Stmt{
+					&dst.ExprStmt{X: &dst.CallExpr{
+						Fun: sel(alias, "RegisterTable"),
+						Args: []dst.Expr{
+							&dst.SliceExpr{X: dst.NewIdent(probesVar)},
+							strLit(monitor.EncodeTable(infos)),
+							&dst.CompositeLit{Type: sel(alias, "Links"), Elts: links},
+						},
+					}},
+					&dst.ReturnStmt{Results: []dst.Expr{dst.NewIdent("true")}},
+				}},
 			},
 		},
 	}
@@ -106,11 +123,14 @@ func tableComment(infos []monitor.ProbeInfo) dst.Decorations {
 func probeInfo(p probeDesc) monitor.ProbeInfo {
 	s := p.sig
 	return monitor.ProbeInfo{
-		Package: s.Package, Recv: s.Recv, RecvPtr: s.RecvPtr, Name: s.Name,
+		Package: s.Package, Recv: s.Recv, RecvPtr: s.RecvPtr, Name: s.Name + s.Lit,
 		Params: s.Params, Results: s.Results, File: s.File, Line: s.Line,
 		Flags: uint32(s.Flags), Cyclomatic: p.cyclomatic, Statements: p.statements,
 	}
 }
+
+// registerFunc is the generated function that registers the probe table.
+const registerFunc = "__tigris_register"
 
 func strLit(s string) dst.Expr { return &dst.BasicLit{Kind: tokenString, Value: strconv.Quote(s)} }
 func intLit(n int) dst.Expr    { return &dst.BasicLit{Kind: tokenInt, Value: strconv.Itoa(n)} }

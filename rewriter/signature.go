@@ -33,6 +33,38 @@ func SignatureOf(pkgPath string, fn *types.Func, file string, line int) pointcut
 	if sig.TypeParams().Len() > 0 {
 		s.Flags |= pointcut.Generic
 	}
+	describeParams(&s, sig)
+	if strings.HasSuffix(file, "_test.go") {
+		s.Flags |= pointcut.Test
+	}
+	if fn.Pkg() != nil && fn.Pkg().Name() == "main" {
+		s.Flags |= pointcut.Main
+	}
+	return s
+}
+
+// LiteralSignatureOf describes a function literal of type sig for the
+// matcher: encl describes the function it is written in (zero for a
+// package-level initializer), name and lit its Go name (Signature.Name and
+// Lit), pkgName the package's name; file and line locate the literal.
+func LiteralSignatureOf(pkgPath, pkgName string, encl pointcut.Signature, name, lit string, sig *types.Signature, file string, line int) pointcut.Signature {
+	s := pointcut.Signature{
+		Package: pkgPath, Recv: encl.Recv, RecvPtr: encl.RecvPtr, Name: name, Lit: lit, File: file, Line: line,
+		Flags: pointcut.Literal | encl.Flags&pointcut.Generic,
+	}
+	describeParams(&s, sig)
+	if strings.HasSuffix(file, "_test.go") {
+		s.Flags |= pointcut.Test
+	}
+	if pkgName == "main" {
+		s.Flags |= pointcut.Main
+	}
+	return s
+}
+
+// describeParams fills s's parameters and results from sig, with the
+// Variadic and ReturnsError flags.
+func describeParams(s *pointcut.Signature, sig *types.Signature) {
 	params := sig.Params()
 	for i := 0; i < params.Len(); i++ {
 		t := params.At(i).Type()
@@ -50,13 +82,6 @@ func SignatureOf(pkgPath string, fn *types.Func, file string, line int) pointcut
 	if results.Len() > 0 && isError(results.At(results.Len()-1).Type()) {
 		s.Flags |= pointcut.ReturnsError
 	}
-	if strings.HasSuffix(file, "_test.go") {
-		s.Flags |= pointcut.Test
-	}
-	if fn.Pkg() != nil && fn.Pkg().Name() == "main" {
-		s.Flags |= pointcut.Main
-	}
-	return s
 }
 
 // typeString writes t as Go source would, qualifying names by full import path.

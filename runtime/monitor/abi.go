@@ -15,9 +15,11 @@ import (
 // descriptions encoded in one string constant (table.go)
 //
 //	var __tigris_p [N]__tigris.Probe
-//	func init() {
+//	var _ = __tigris_register() // a func init would rename the package's own (init.0 → init.1)
+//	func __tigris_register() bool {
 //		__tigris.RegisterTable(__tigris_p[:], "tgt1...",
 //			__tigris.Links{AtExit: __tigris_atexit.Add, Admin: __tigris_admin.Start})
+//		return true
 //	}
 //
 // and, in each matched function, one of two prologues, right after the

@@ -96,6 +96,11 @@ func (n *node) namesExactly(sig *Signature) bool {
 	return false
 }
 
+// HasLiteral reports whether p contains a term that names function literals
+// (a function pattern with a literal part, literal()), that is whether
+// MatchExecution can be true for a literal.
+func (p *Pointcut) HasLiteral() bool { return p != nil && p.root != nil && p.root.hasLit() }
+
 // HasCall reports whether p contains a call(...) term, that is whether MatchCall can
 // ever be true.
 func (p *Pointcut) HasCall() bool { return p != nil && p.root != nil && p.root.hasCall() }

@@ -1,0 +1,130 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tigrisgo/tigris/integration/internal/itest"
+	"github.com/tigrisgo/tigris/internal/sorted"
+)
+
+// literalsMain has its work in function literals: a handler returned by a
+// constructor, a deferred literal that recovers, a goroutine body, a literal
+// in func init. Each prints where runtime.Caller says it runs, so the
+// output shows the names and lines tracebacks would.
+const literalsMain = `package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/tigrisgo/tigris/runtime/monitor"
+)
+
+func where() string {
+	pc, _, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", runtime.FuncForPC(pc).Name(), line)
+}
+
+func NewHandler(greeting string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s ", greeting, r.URL.Path)
+		fmt.Fprintf(w, "at %s", where())
+	}
+}
+
+func Safe(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered %v at %s", r, where())
+		}
+	}()
+	f()
+	return nil
+}
+
+func init() {
+	fmt.Println("init", func() string { return where() }())
+}
+
+func main() {
+	h := NewHandler("hello")
+	for i := 0; i < 3; i++ {
+		rec := httptest.NewRecorder()
+		h(rec, httptest.NewRequest("GET", "/x", nil))
+		fmt.Println(rec.Body.String())
+	}
+	fmt.Println(Safe(func() { panic("boom") }))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fmt.Println("goroutine", where())
+	}()
+	wg.Wait()
+	if len(os.Args) > 1 {
+		printStats()
+	}
+}
+
+func printStats() {
+	stats := monitor.Snapshot()
+	sort.Slice(stats, func(i, j int) bool { return stats[i].Signature < stats[j].Signature })
+	for _, s := range stats {
+		fmt.Printf("STAT %s count=%d errors=%d panics=%d\n", s.Signature, s.Count, s.Errors, s.Panics)
+	}
+}
+`
+
+// TestLiteralsInstrumented builds a program whose work is in function
+// literals with a config that selects them (and, with monitor.inlinable and
+// monitor.small: probe, even those the compiler inlines): it prints what the
+// plain build prints, runtime.Caller's names and lines included (the
+// deferred literal still recovers), and its statistics name each literal
+// as Go does.
+func TestLiteralsInstrumented(t *testing.T) {
+	dir := itest.NewModuleAt(t, "example.com/lits", map[string]string{
+		"main.go":     literalsMain,
+		"tigris.yaml": "version: 1\nmonitor:\n  mode: coarse\n  inlinable: probe\n  small: probe\n  include: [\"within(example.com/lits) && literal() && !execution(* example.com/lits.printStats.func*(..))\"]\n",
+	})
+	plain := filepath.Join(dir, "plain"+itest.ExeSuffix())
+	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
+	itest.Go(t, dir, nil, "build", "-o", plain, ".")
+	itest.Tigris(t, dir, nil, "go", "build", "-o", inst, ".")
+	want := itest.RunProgram(t, plain)
+	// NewHandler is inlined into main: Go 1.26 names the handler's copy
+	// there main.main.NewHandler.func3, Go 1.27 main.NewHandler.func1.
+	for _, line := range []string{"init main.init.0.func1:", "hello /x at main.", "recovered boom at main.Safe.func1:", "goroutine main.main.func2:"} {
+		if !strings.Contains(want, line) {
+			t.Fatalf("the plain build's output has no %q:\n%s", line, want)
+		}
+	}
+	for _, mode := range []string{"off", "coarse"} {
+		if got := itest.RunProgram(t, inst, "TIGRIS_MODE="+mode); got != want {
+			t.Errorf("mode %s: output\n%s\nwant (as the plain build)\n%s", mode, got, want)
+		}
+	}
+
+	out, code := itest.Run(t, dir, []string{"TIGRIS_MODE=coarse"}, inst, "stats")
+	if code != 0 {
+		t.Fatalf("stats run: exit status %d\n%s", code, out)
+	}
+	stats := statLines(out)
+	checkStats(t, stats, map[string]string{
+		"example.com/lits.NewHandler.func1(net/http.ResponseWriter, *net/http.Request)": "count=3 errors=0 panics=0",
+		"example.com/lits.Safe.func1()":          "count=1 errors=0 panics=0",
+		"example.com/lits.main.func2()":          "count=1 errors=0 panics=0",
+		"example.com/lits.init.0.func1() string": "count=1 errors=0 panics=0",
+		// It only panics, and has no defer of its own: not measured.
+		"example.com/lits.main.func1()": "count=0 errors=0 panics=0",
+	})
+	if len(stats) != 5 {
+		t.Errorf("%d probes, want the 5 literals:\n%s", len(stats), strings.Join(sorted.Keys(stats), "\n"))
+	}
+}
