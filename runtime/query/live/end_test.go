@@ -37,8 +37,8 @@ func TestEveryEndSaysWhyAndWhen(t *testing.T) {
 		if err != nil || at.Before(q.Started.Add(-time.Millisecond)) {
 			t.Errorf("%s: ended %q (%v), started %v", c.text, s, err, q.Started)
 		}
-		if in := q.Info(); in.Reason != c.want {
-			t.Errorf("%s: listed reason %q, want %q", c.text, in.Reason, c.want)
+		if in := q.Info(); in.Reason != c.want || in.Ended == nil || !in.Ended.Equal(at) {
+			t.Errorf("%s: listed reason %q, ended %v; want %q, %v", c.text, in.Reason, in.Ended, c.want, at)
 		}
 	}
 }

@@ -79,17 +79,24 @@ type Info struct {
 	Started  time.Time `json:"started"`
 	State    string    `json:"state"`
 	Reason   string    `json:"reason,omitempty"`
-	Probes   int       `json:"probes"`
-	Samplers int       `json:"samplers"`
-	Stats    Stats     `json:"stats"`
+	// Ended is when an ended query ended (its open windows were cut then).
+	Ended    *time.Time `json:"ended,omitempty"`
+	Probes   int        `json:"probes"`
+	Samplers int        `json:"samplers"`
+	Stats    Stats      `json:"stats"`
 }
 
 // Info describes q now.
 func (q *Query) Info() Info {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return Info{ID: q.ID, Kind: kindName(q.sum.kind), Text: q.Text, Detached: q.Detached, Started: q.Started,
+	in := Info{ID: q.ID, Kind: kindName(q.sum.kind), Text: q.Text, Detached: q.Detached, Started: q.Started,
 		State: q.state, Reason: q.reason, Probes: q.sum.probes, Samplers: q.sum.samplers, Stats: q.stats}
+	if q.state == "ended" {
+		at := q.ended.UTC()
+		in.Ended = &at
+	}
+	return in
 }
 
 func kindName(k query.Kind) string {
