@@ -7,6 +7,7 @@ import (
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/internal/sorted"
+	"github.com/tigrisgo/tigris/runtime/writer"
 )
 
 // literalsMain has its work in function literals: a handler returned by a
@@ -90,8 +91,10 @@ func printStats() {
 // as Go does.
 func TestLiteralsInstrumented(t *testing.T) {
 	dir := itest.NewModuleAt(t, "example.com/lits", map[string]string{
-		"main.go":     literalsMain,
-		"tigris.yaml": "version: 1\nmonitor:\n  mode: coarse\n  inlinable: probe\n  small: probe\n  include: [\"within(example.com/lits) && literal() && !execution(* example.com/lits.printStats.func*(..))\"]\n",
+		"main.go": literalsMain,
+		"tigris.yaml": "version: 1\nmonitor:\n  mode: coarse\n  inlinable: probe\n  small: probe\n  include:\n" +
+			"    - \"within(example.com/lits) && literal() && !execution(* example.com/lits.printStats.func*(..))\"\n" +
+			"    - \"execution(* example.com/lits.main()) || execution(* example.com/lits.Safe(..))\"\n",
 	})
 	plain := filepath.Join(dir, "plain"+itest.ExeSuffix())
 	inst := filepath.Join(dir, "inst"+itest.ExeSuffix())
@@ -105,8 +108,9 @@ func TestLiteralsInstrumented(t *testing.T) {
 			t.Fatalf("the plain build's output has no %q:\n%s", line, want)
 		}
 	}
-	for _, mode := range []string{"off", "coarse"} {
-		if got := itest.RunProgram(t, inst, "TIGRIS_MODE="+mode); got != want {
+	trace := filepath.Join(dir, "fine.tgr")
+	for _, mode := range []string{"off", "coarse", "fine"} {
+		if got := itest.RunProgram(t, inst, "TIGRIS_MODE="+mode, "TIGRIS_OUT="+trace); got != want {
 			t.Errorf("mode %s: output\n%s\nwant (as the plain build)\n%s", mode, got, want)
 		}
 	}
@@ -124,7 +128,54 @@ func TestLiteralsInstrumented(t *testing.T) {
 		// It only panics, and has no defer of its own: not measured.
 		"example.com/lits.main.func1()": "count=0 errors=0 panics=0",
 	})
-	if len(stats) != 5 {
-		t.Errorf("%d probes, want the 5 literals:\n%s", len(stats), strings.Join(sorted.Keys(stats), "\n"))
+	if len(stats) != 7 {
+		t.Errorf("%d probes, want the 5 literals, main and Safe:\n%s", len(stats), strings.Join(sorted.Keys(stats), "\n"))
+	}
+	checkLiteralNesting(t, trace)
+}
+
+// checkLiteralNesting reads the fine trace of literalsMain: a literal's
+// call is a child of the call that made it (the handler of main; the
+// deferred literal of Safe runs before Safe's own exit, on top of the
+// panicking literal), and a
+// goroutine's body and func init's literal begin traces of their own.
+func checkLiteralNesting(t *testing.T, path string) {
+	t.Helper()
+	type call struct {
+		trace uint64
+		depth uint32
+	}
+	calls := map[string][]call{}
+	itest.EachRecord(t, path, func(def *writer.ProbeDef, r *writer.Record) {
+		if def != nil {
+			calls[def.Name] = append(calls[def.Name], call{r.Trace, r.ESS})
+		}
+	})
+	if len(calls["main"]) != 1 {
+		t.Fatalf("records by function: %v; want one of main", calls)
+	}
+	main := calls["main"][0]
+	for name, want := range map[string]struct {
+		n      int
+		inMain bool
+		depth  uint32
+	}{
+		"NewHandler.func1": {3, true, main.depth + 1},
+		"Safe":             {1, true, main.depth + 1},
+		// Deferred while main.func1 panics, whose frame is still on the
+		// stack (a panicking call never ends): below it.
+		"Safe.func1":   {1, true, main.depth + 3},
+		"main.func2":   {1, false, 0},
+		"init.0.func1": {1, false, 0},
+	} {
+		got := calls[name]
+		if len(got) != want.n {
+			t.Errorf("%s: %d records, want %d", name, len(got), want.n)
+		}
+		for _, c := range got {
+			if (c.trace == main.trace) != want.inMain || c.depth != want.depth {
+				t.Errorf("%s: in trace %d at depth %d; want depth %d, in main's trace %d: %v", name, c.trace, c.depth, want.depth, main.trace, want.inMain)
+			}
+		}
 	}
 }
