@@ -89,6 +89,10 @@ func paramsStart(sig string) int {
 // the signature text.
 func SignatureOf(sig, pkg, recv, name, file string, line int) *pointcut.Signature {
 	s := &pointcut.Signature{Package: pkg, Recv: recv, Name: name, File: file, Line: line}
+	// A function literal's probe is named as Go names it ("NewHandler.func1").
+	if s.Name, s.Lit = pointcut.SplitLiteral(name); s.Lit != "" {
+		s.Flags |= pointcut.Literal
+	}
 	i := paramsStart(sig)
 	if i < 0 {
 		return s
