@@ -47,7 +47,9 @@ func startMarks() {
 	if marks.timer == nil {
 		marks.timer = time.AfterFunc(markEvery, func() {
 			addMark(time.Now(), monitor.ReadCounters())
+			marks.mu.Lock()
 			marks.timer.Reset(markEvery)
+			marks.mu.Unlock()
 		})
 	}
 }
