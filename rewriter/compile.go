@@ -308,19 +308,23 @@ type Inlining struct {
 	// Calls holds the call sites the compiler inlines, by "file:line:col" of
 	// their opening parenthesis.
 	Calls map[string]bool
-	// Lits and LitSize are Inlined and Size for function literals, by
-	// "file:line:col" of their func keyword.
+	// Lits holds the function literals the compiler inlines at a call, and
+	// LitSize the size of each other one, by "file:line:col" of their func
+	// keyword. A literal is judged by its calls, not by "can inline": the
+	// compiler gives every literal a budget of 800 for that (a literal
+	// called once is inlined up to that cost), so it says "can inline" of
+	// nearly all, also of those it only ever calls through a func value.
 	Lits    map[string]bool
 	LitSize map[string]int
 }
 
 // inliningCall matches -m's line for an inlined call site:
 // "path/file.go:12:9: inlining call to strings.ToUpper".
-var inliningCall = regexp.MustCompile(`^(.*?):(\d+):(\d+): inlining call to `)
+var inliningCall = regexp.MustCompile(`^(.*?):(\d+):(\d+): inlining call to (\S*)`)
 
 // canInline matches the compiler's -m line for an inlinable function:
 // "path/file.go:12:6: can inline (*T).Name with cost 7 as: ...".
-var canInline = regexp.MustCompile(`^(.*?):(\d+):(\d+): can inline ([^ ]+)`)
+var canInline = regexp.MustCompile(`^(.*?):(\d+):(\d+): can inline ([^ ]+)(?: with cost (\d+))?`)
 
 // tooComplex matches -m=2's line for a function too complex to inline:
 // "path/file.go:12:6: cannot inline F: function too complex: cost 91 exceeds budget 80".
@@ -369,20 +373,30 @@ func parseInlining(out string) (Inlining, bool) {
 func parseInliningFiles(out string, file func(string) string) (Inlining, bool) {
 	inl := Inlining{Inlined: map[string]bool{}, Size: map[string]int{}, Calls: map[string]bool{}, Lits: map[string]bool{}, LitSize: map[string]int{}}
 	other := false
+	litAt := map[string]string{} // a literal's name as -m prints it → its position
+	var litCalls []string        // the literals of inlined calls
 	for _, line := range strings.Split(out, "\n") {
 		if line == "" {
 			continue
 		}
 		if m := canInline.FindStringSubmatch(line); m != nil {
-			if bodyInlines(m[4]) {
+			switch {
+			case bodyInlines(m[4]):
 				inl.Inlined[file(m[1])+":"+m[2]] = true
-			} else if isLiteralName(m[4]) {
-				inl.Lits[file(m[1])+":"+m[2]+":"+m[3]] = true
+			case isLiteralName(m[4]):
+				key := file(m[1]) + ":" + m[2] + ":" + m[3]
+				litAt[m[4]] = key
+				if n, err := strconv.Atoi(m[5]); err == nil && n > inl.LitSize[key] {
+					inl.LitSize[key] = n
+				}
 			}
 			continue
 		}
 		if m := inliningCall.FindStringSubmatch(line); m != nil {
 			inl.Calls[file(m[1])+":"+m[2]+":"+m[3]] = true
+			if isLiteralName(m[4]) {
+				litCalls = append(litCalls, m[4])
+			}
 			continue
 		}
 		if m := tooComplex.FindStringSubmatch(line); m != nil {
@@ -402,6 +416,11 @@ func parseInliningFiles(out string, file func(string) string) (Inlining, bool) {
 		}
 		if !diagLine.MatchString(line) {
 			other = true
+		}
+	}
+	for _, name := range litCalls {
+		if key, ok := litAt[name]; ok {
+			inl.Lits[key] = true
 		}
 	}
 	return inl, other

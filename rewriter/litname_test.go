@@ -1,6 +1,7 @@
 package rewriter
 
 import (
+	"fmt"
 	"go/ast"
 	"go/importer"
 	"go/parser"
@@ -18,6 +19,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/tigrisgo/tigris/config"
 	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
@@ -154,9 +156,11 @@ func TestRangeBodiesAreScopes(t *testing.T) {
 
 // TestLiteralsInlinedGetNoProbe instruments a package whose literals a
 // pointcut selects, with the compiler's -m=2 answer (as the proxy's
-// inlining pass gets it): a literal the compiler inlines keeps no probe
-// (monitor.inlinable: skip), one it cannot inline gets one, and
-// monitor.inlinable: probe instruments both.
+// inlining pass gets it): a literal the compiler inlines at a call keeps no
+// probe (monitor.inlinable: skip); one it does not inline gets one, also
+// when -m says "can inline" of it (the deferred Kept.func1.1: the compiler
+// says so of nearly every literal, with a budget of 800); and
+// monitor.inlinable: probe instruments all.
 func TestLiteralsInlinedGetNoProbe(t *testing.T) {
 	src := `package p
 
@@ -180,7 +184,7 @@ func Kept(xs []int) (n int) {
 		inlinable string
 		want      []string
 	}{
-		{"skip", []string{"Kept.func1"}},
+		{"skip", []string{"Kept.func1", "Kept.func1.1"}},
 		{"probe", []string{"Inlined.func1", "Kept.func1", "Kept.func1.1"}},
 	} {
 		t.Run(tc.inlinable, func(t *testing.T) {
@@ -220,5 +224,62 @@ func Kept(xs []int) (n int) {
 				t.Errorf("probes %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestListMatchesLiterals: tigris match lists each function literal a
+// pointcut selects at its func keyword, with its Go name, and says which
+// get no probe and why, as the build decides: the compiler inlines one, one
+// is written in a function that is never instrumented.
+func TestListMatchesLiterals(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
+	writeFile(t, filepath.Join(dir, "a/a.go"), `package a
+
+import (
+	"fmt"
+	"net/http"
+)
+
+func NewHandler(greeting string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s", greeting, r.URL.Path)
+		fmt.Fprintf(w, "%s %s", greeting, r.URL.Path)
+	}
+}
+
+func Twice() int { f := func() int { return 2 }; return f() + f() }
+
+//go:nosplit
+func Fast() func() { return func() { fmt.Println(); fmt.Println() } }
+
+func Plain() {}
+`)
+	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/...) && literal()\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range rep.Matches {
+		s := fmt.Sprintf("%d:%d %s", m.Pos.Line, m.Pos.Column, m.Signature.String())
+		if m.Skipped != "" {
+			s += " (" + m.Skipped + ")"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"9:9 func example.com/m/a.NewHandler.func1(net/http.ResponseWriter, *net/http.Request)",
+		"15:25 func example.com/m/a.Twice.func1() int (" + InlinedReason + ")",
+		"18:29 func example.com/m/a.Fast.func1() (written in a function that gets no probe: marked //go:nosplit)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("matches\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(rep.PerPackage) != 1 || rep.PerPackage[0].Matched != 3 || rep.PerPackage[0].Instrumented != 1 {
+		t.Errorf("per package %+v, want 3 literals matched, 1 instrumented", rep.PerPackage)
 	}
 }

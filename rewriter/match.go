@@ -20,10 +20,11 @@ import (
 )
 
 // Match is one function `tigris match` reports: what a build would instrument,
-// decided by the same code the toolexec proxy runs.
+// decided by the same code the toolexec proxy runs. A function literal's
+// Signature has Lit set and its Pos is the literal's func keyword.
 type Match struct {
 	Signature pointcut.Signature
-	Pos       token.Position // the declaration's name
+	Pos       token.Position // the declaration's name, a literal's func keyword
 	// Skipped says why a function the pointcuts match gets no probe anyway
 	// (//go:nosplit, linkname, ...); "" when it is instrumented.
 	Skipped string
@@ -48,7 +49,7 @@ func IsSmall(skipped string) bool { return strings.HasPrefix(skipped, SmallReaso
 // PackageMatches counts one package's functions.
 type PackageMatches struct {
 	Path      string
-	Functions int // declarations with a body
+	Functions int // declarations with a body, and function literals when a pointcut names them
 	Matched   int // selected by the pointcuts, with a probe or not
 	// Instrumented are the matched functions that get a probe: Matched less
 	// those that cannot carry one and those the build leaves without one
@@ -82,7 +83,8 @@ type MatchReport struct {
 	Matches  []Match // sorted by file and line
 	Packages int     // packages loaded
 	Excluded map[string]string
-	// Functions is how many function declarations with a body were considered.
+	// Functions is how many function declarations with a body (and function
+	// literals, when a pointcut names them) were considered.
 	Functions int
 	// PerPackage counts the functions of every package that may match, sorted
 	// by path.
@@ -227,6 +229,9 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 					fd: fd, info: pkg.TypesInfo, fset: pkg.Fset, decls: decls})
 			}
 		}
+		if cfg.Instrument.HasLiteral() {
+			rep.Matches = append(rep.Matches, literalMatches(pkg, cfg, includes, seen, &rep.Functions, counts, decls)...)
+		}
 	}
 	if cfg.Inlinable != config.InlinableProbe || cfg.Small != config.SmallProbe {
 		if err := markSkipped(rep, cfg, opts); err != nil {
@@ -247,13 +252,83 @@ func ListMatches(cfg *config.Config, opts MatchOptions) (*MatchReport, error) {
 		if a.Filename != b.Filename {
 			return a.Filename < b.Filename
 		}
-		return a.Line < b.Line
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
 	})
 	if len(loadErrs) > 0 {
 		return rep, fmt.Errorf("%d package error(s); tigris compiles such packages unchanged:\n%s",
 			len(loadErrs), joinLines(loadErrs))
 	}
 	return rep, nil
+}
+
+// literalMatches lists the function literals of pkg that cfg selects, as the
+// proxy's literalCandidates finds them, each at its func keyword with its Go
+// name; seen and counts are ListMatches'.
+func literalMatches(pkg *packages.Package, cfg *config.Config, includes []*pointcut.Pointcut, seen map[string]bool, functions *int, counts *PackageMatches, decls func(*types.Func) *ast.FuncDecl) []Match {
+	var out []Match
+	names := literalNames(pkg.Syntax, pkg.TypesInfo, toolchainRangeScopes)
+	encl := map[*ast.FuncDecl]pointcut.Signature{}
+	for _, f := range pkg.Syntax {
+		linknamed := linknamedFuncs(f)
+		skip := map[*ast.FuncDecl]string{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.FuncDecl); ok {
+				if fd.Recv != nil || fd.Name.Name != "init" {
+					skip[fd] = notInstrumentable(fd, linknamed)
+				}
+				return fd.Body != nil
+			}
+			fl, ok := n.(*ast.FuncLit)
+			if !ok {
+				return true
+			}
+			name, named := names[fl]
+			sigT, isSig := pkg.TypesInfo.TypeOf(fl).(*types.Signature)
+			pos := pkg.Fset.Position(fl.Pos())
+			key := fmt.Sprintf("%s:%d:%d", pos.Filename, pos.Line, pos.Column)
+			if !named || !isSig || seen[key] {
+				return true
+			}
+			seen[key] = true
+			counts.Functions++
+			*functions++
+			file := pkg.PkgPath + "/" + filepath.Base(pos.Filename)
+			host, fnName, why := pointcut.Signature{}, "init", ""
+			if d := name.decl; d != nil {
+				fnName, why = d.Name.Name, skip[d]
+				if d.Recv == nil && fnName == "init" {
+					fnName = name.outer
+				}
+				if _, ok := encl[d]; !ok {
+					if fn, ok := pkg.TypesInfo.Defs[d.Name].(*types.Func); ok {
+						encl[d] = SignatureOf(pkg.PkgPath, fn, file, 0)
+					}
+				}
+				host = encl[d]
+			}
+			sig := LiteralSignatureOf(pkg.PkgPath, pkg.Name, host, fnName, name.lit, sigT, file, pos.Line)
+			if !cfg.Instrument.MatchExecution(&sig) {
+				return true
+			}
+			counts.Matched++
+			var by []string
+			for i, pc := range includes {
+				if pc != nil && pc.MatchExecution(&sig) {
+					by = append(by, cfg.Include[i])
+				}
+			}
+			if why != "" {
+				why = "written in a function that gets no probe: " + why
+			}
+			fd := &ast.FuncDecl{Name: &ast.Ident{NamePos: fl.Pos(), Name: "func"}, Type: fl.Type, Body: fl.Body}
+			out = append(out, Match{Signature: sig, Pos: pos, Skipped: why, By: by, fd: fd, info: pkg.TypesInfo, fset: pkg.Fset, decls: decls})
+			return true
+		})
+	}
+	return out
 }
 
 // loadPath is the path that loads pkg again: its own, or for a test variant
@@ -342,10 +417,15 @@ func markSkipped(rep *MatchReport, cfg *config.Config, opts MatchOptions) error 
 	for i := range rep.Matches {
 		m := &rep.Matches[i]
 		key := fmt.Sprintf("%s:%d", m.Pos.Filename, m.Pos.Line)
-		m.Size = inl.Size[key]
+		inlined, sizes := inl.Inlined, inl.Size
+		if m.Signature.Lit != "" { // known by their column too (literalCandidates)
+			key += fmt.Sprintf(":%d", m.Pos.Column)
+			inlined, sizes = inl.Lits, inl.LitSize
+		}
+		m.Size = sizes[key]
 		switch {
 		case m.Skipped != "":
-		case cfg.Inlinable != config.InlinableProbe && inl.Inlined[key]:
+		case cfg.Inlinable != config.InlinableProbe && inlined[key]:
 			m.Skipped = InlinedReason
 		case cfg.Small != config.SmallProbe && m.fd != nil && smallBody(m.fd, m.Size, m.info, m.fset, func(p token.Position) bool {
 			return inl.Calls[fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)]

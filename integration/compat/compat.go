@@ -71,8 +71,8 @@ func Select(full bool) []Suite {
 // All returns the module suites followed by the standard-library suites.
 func All() []Suite { return append(slices.Clone(Modules), Std...) }
 
-// Config returns the tigris.yaml of the throwaway module: every function of
-// every suite's packages, standard library allowed. It depends only on All, so
+// Config returns the tigris.yaml of the throwaway module: every function and
+// function literal of every suite's packages, standard library allowed. It depends only on All, so
 // every run (CI subset or full) shares one compiler fingerprint.
 func Config() string {
 	var b strings.Builder
@@ -89,7 +89,9 @@ func Config() string {
 		for _, pc := range pcs {
 			if !seen[pc] {
 				seen[pc] = true
-				fmt.Fprintf(&b, "    - '%s'\n", pc)
+				// The function literals too: only a term that names them
+				// selects them (docs/pointcuts.md, "Function literals").
+				fmt.Fprintf(&b, "    - '%s'\n    - '%s && literal()'\n", pc, pc)
 			}
 		}
 	}
