@@ -19,7 +19,6 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/tigrisgo/tigris/config"
 	"github.com/tigrisgo/tigris/internal/sorted"
 )
 
@@ -255,14 +254,7 @@ func Fast() func() { return func() { fmt.Println(); fmt.Println() } }
 
 func Plain() {}
 `)
-	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/...) && literal()\"]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := listMatches(t, dir, "version: 1\nmonitor:\n  include: [\"within(example.com/m/...) && literal()\"]\n")
 	var got []string
 	for _, m := range rep.Matches {
 		s := fmt.Sprintf("%d:%d %s", m.Pos.Line, m.Pos.Column, m.Signature.String())

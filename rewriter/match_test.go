@@ -83,14 +83,7 @@ func TestListMatchesMainPackage(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
 	writeFile(t, filepath.Join(dir, "cmd/server/main.go"), "package main\n\nfunc main() { run() }\n\nfunc run() {}\n")
 	writeFile(t, filepath.Join(dir, "lib/lib.go"), "package lib\n\nfunc Run() {}\n")
-	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"execution(* main.*(..))\"]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := listMatches(t, dir, "version: 1\nmonitor:\n  include: [\"execution(* main.*(..))\"]\n")
 	var got []string
 	for _, m := range rep.Matches {
 		got = append(got, m.Signature.Package+"."+m.Signature.Name)
@@ -106,14 +99,7 @@ func TestListMatchesInlinableProbe(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
 	writeFile(t, filepath.Join(dir, "a/a.go"), "package a\n\nfunc Small() int { return 1 }\n")
-	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/a)\"]\n  inlinable: probe\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := listMatches(t, dir, "version: 1\nmonitor:\n  include: [\"within(example.com/m/a)\"]\n  inlinable: probe\n")
 	if len(rep.Matches) != 1 || rep.Matches[0].Skipped != "" {
 		t.Errorf("matches %+v; want Small with a probe", rep.Matches)
 	}
@@ -280,14 +266,7 @@ func TestListMatchesGenericBodies(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
 	writeFile(t, filepath.Join(dir, "g/g.go"), genericSource)
-	cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/g)\"]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := listMatches(t, dir, "version: 1\nmonitor:\n  include: [\"within(example.com/m/g)\"]\n")
 	want := map[string]string{"Put": "", "Big": "", "Use": "", "Len": InlinedReason, "Min": InlinedReason}
 	got := map[string]string{}
 	for _, m := range rep.Matches {
@@ -382,14 +361,7 @@ func TestListMatchesSmall(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
 	writeFile(t, filepath.Join(dir, "s/s.go"), smallSource)
 	for _, small := range []string{"", "  small: probe\n"} {
-		cfg, err := config.Parse("tigris.yaml", []byte("version: 1\nmonitor:\n  include: [\"within(example.com/m/s)\"]\n"+small))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := listMatches(t, dir, "version: 1\nmonitor:\n  include: [\"within(example.com/m/s)\"]\n"+small)
 		got := map[string]string{}
 		for _, m := range rep.Matches {
 			switch {
@@ -445,4 +417,19 @@ func TestListMatchesTypeChecksOnlyWhatMayMatch(t *testing.T) {
 			t.Errorf("step %d: %q, want %q…", i+1, steps[i], want[i])
 		}
 	}
+}
+
+// listMatches is ListMatches of the packages under dir with the config
+// yaml, failing the test on any error.
+func listMatches(t *testing.T, dir, yaml string) *MatchReport {
+	t.Helper()
+	cfg, err := config.Parse("tigris.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ListMatches(cfg, MatchOptions{Dir: dir, Patterns: []string{"./..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
