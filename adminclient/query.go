@@ -98,9 +98,13 @@ func (c *Client) CancelQuery(ctx context.Context, id int) (*admin.QueryDetail, e
 // EndQuery stops query id as its own client: reason is its end in the
 // program's result stream and listing ("ended after 10s (--for)"), where
 // CancelQuery's is "cancelled". Its probes are restored when it returns.
+// Its reply is not given to Options.Raw: the stream being read says how
+// the query ended.
 func (c *Client) EndQuery(ctx context.Context, id int, reason string) (*admin.QueryDetail, error) {
+	quiet := *c
+	quiet.opt.Raw = nil
 	path := admin.Prefix + "queries/" + strconv.Itoa(id) + "?reason=" + url.QueryEscape(reason)
-	return call[admin.QueryDetail](ctx, c, http.MethodDelete, path, nil, "")
+	return call[admin.QueryDetail](ctx, &quiet, http.MethodDelete, path, nil, "")
 }
 
 // DropStream forgets a named stream.

@@ -28,11 +28,20 @@ func TestCtlQueryForJSON(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("no end line:\n%s", out)
 	}
+	// --json prints the result stream's lines and nothing else (the reply
+	// of the end it asked for is not one of them), under ctl's header.
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !strings.HasPrefix(l, "# ") && !json.Valid([]byte(l)) {
+			t.Errorf("a line that is not a JSON line: %q\n%s", l, out)
+			break
+		}
+	}
 	var end struct {
 		End   string `json:"end"`
 		Ended string `json:"ended"`
 	}
-	if err := json.Unmarshal([]byte(strings.TrimSpace(out[i:])), &end); err != nil {
+	line, _, _ := strings.Cut(out[i:], "\n")
+	if err := json.Unmarshal([]byte(line), &end); err != nil {
 		t.Fatalf("end line %q: %v", out[i:], err)
 	}
 	if end.End != "ended after 300ms (--for)" {
