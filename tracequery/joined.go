@@ -1,13 +1,8 @@
 package tracequery
 
 import (
-	"fmt"
-	"strings"
-
-	"github.com/tigrisgo/tigris/runtime/query"
 	"github.com/tigrisgo/tigris/runtime/tracecontext"
 	"github.com/tigrisgo/tigris/runtime/writer"
-	"github.com/tigrisgo/tigris/traceconv"
 )
 
 // The trace_id column over files.
@@ -101,111 +96,4 @@ func (j *joined) of(stream, trace uint64) string {
 	}
 	*e = recentID{k, s, true}
 	return s
-}
-
-// readsTraceID reports whether q, or a stream it reads, uses the calls
-// stream's trace_id column.
-func readsTraceID(q *query.Query) bool {
-	found := false
-	eachNode(q, func(n *query.Node) {
-		if n.Kind == query.NCol && isTraceID(q, n) {
-			found = true
-		}
-	})
-	if found {
-		return true
-	}
-	for _, b := range q.Sources {
-		if b.Derived != nil && readsTraceID(b.Derived) {
-			return true
-		}
-	}
-	return false
-}
-
-// isTraceID reports whether the column n of q is the calls stream's
-// trace_id, read directly or through a derived stream's column.
-func isTraceID(q *query.Query, n *query.Node) bool {
-	if n.Kind != query.NCol || n.Src < 0 || n.Src >= len(q.Sources) {
-		return false
-	}
-	b := q.Sources[n.Src]
-	if d := b.Derived; d != nil {
-		i := n.Col
-		if d.Window != nil {
-			i -= 2 // window_start, window_end
-		}
-		return i >= 0 && i < len(d.Items) && isTraceID(d, d.Items[i].Expr)
-	}
-	return b.Stream == query.Calls && n.Col == query.CallTraceID
-}
-
-// eachNode calls f with every expression node of q's own clauses.
-func eachNode(q *query.Query, f func(*query.Node)) {
-	var walk func(n *query.Node)
-	walk = func(n *query.Node) {
-		if n == nil {
-			return
-		}
-		f(n)
-		for _, k := range n.Kids {
-			walk(k)
-		}
-	}
-	walk(q.Where)
-	walk(q.Having)
-	for _, it := range q.Items {
-		walk(it.Expr)
-	}
-	for _, g := range q.GroupBy {
-		walk(g)
-	}
-	for _, a := range q.Aggs {
-		walk(a.Arg)
-	}
-}
-
-// normalizeTraceIDs makes the trace ids a query compares trace_id with
-// match as a tracing backend's do, whatever their case: each string literal
-// compared with trace_id (=, !=, <, ..., IN) must be a W3C trace id, 32 hex
-// digits in either case, or ” (the calls of traces that joined none), and
-// becomes lower case as the column is; a LIKE pattern on trace_id becomes
-// lower case. Anything else is an error at the literal, not a comparison
-// that matches nothing. It edits the nodes of qs, which Run has just
-// compiled and nobody else holds.
-func normalizeTraceIDs(qs []*query.Query) error {
-	var err error
-	check := func(q *query.Query, col, lit *query.Node) {
-		if err != nil || !isTraceID(q, col) || lit.Kind != query.NLit || lit.Val.T != query.String || lit.Val.S == "" {
-			return
-		}
-		id, perr := traceconv.ParseTraceID(lit.Val.S)
-		if perr != nil {
-			err = &query.Error{Line: max(lit.Pos.Line, 1), Col: max(lit.Pos.Column, 1),
-				Msg: fmt.Sprintf("comparing trace_id with %s: %v; '' finds the calls of traces that joined none", lit.Text, perr)}
-			return
-		}
-		lit.Val = query.StringValue(tracecontext.FormatTraceID(id))
-	}
-	for _, q := range qs {
-		eachNode(q, func(n *query.Node) {
-			switch n.Kind {
-			case query.NCmp:
-				check(q, n.Kids[0], n.Kids[1])
-				check(q, n.Kids[1], n.Kids[0])
-			case query.NIn:
-				for _, k := range n.Kids[1:] {
-					check(q, n.Kids[0], k)
-				}
-			case query.NLike:
-				if isTraceID(q, n.Kids[0]) {
-					n.Pattern = strings.ToLower(n.Pattern)
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -77,13 +77,10 @@ func Run(ctx context.Context, paths []string, text string, opt Options, out quer
 			run = q
 		}
 	}
-	if err := normalizeTraceIDs(qs); err != nil {
-		return sum, err
-	}
 	// A record may come before its trace's remote parent (joined.go): the
 	// catalog pass keeps them all when the query reads trace_id.
 	var remotes *joined
-	if run != nil && readsTraceID(run) {
+	if run != nil && run.ReadsTraceID() {
 		remotes = newJoined(opt.MaxJoined)
 	}
 	cat, err := readCatalog(paths, cpu, remotes)

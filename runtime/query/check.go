@@ -182,6 +182,9 @@ func compile(text string, defined Streams, st *stopper) ([]*Query, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := c.normalizeTraceIDs(q); err != nil {
+			return nil, err
+		}
 		out = append(out, q)
 		if q.Kind == KindStream && !q.Explain {
 			c.streams[q.Name] = q
