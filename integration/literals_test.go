@@ -1,9 +1,12 @@
 package integration
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/tigrisgo/tigris/integration/internal/itest"
 	"github.com/tigrisgo/tigris/internal/sorted"
@@ -176,6 +179,182 @@ func checkLiteralNesting(t *testing.T, path string) {
 			if (c.trace == main.trace) != want.inMain || c.depth != want.depth {
 				t.Errorf("%s: in trace %d at depth %d; want depth %d, in main's trace %d: %v", name, c.trace, c.depth, want.depth, main.trace, want.inMain)
 			}
+		}
+	}
+}
+
+// literalsPprofFiles is a service whose handlers are literals returned by
+// constructors, in a package of its own (a command's functions are main.F in
+// Go's names, and tigris names them by import path), with a nested literal in
+// a method and a literal in a generic function. Every literal allocates, so
+// an allocation profile at MemProfileRate 1 has each in its stacks.
+var literalsPprofFiles = map[string]string{
+	"web/web.go": `package web
+
+import (
+	"fmt"
+	"net/http"
+)
+
+var Sink [][]byte
+
+// NewHandler is too large for the compiler to inline: under Go 1.26 a copy
+// of its literal inlined into a caller would take the caller's name.
+func NewHandler(greeting string) http.HandlerFunc {
+	for i := 0; i < 3; i++ {
+		fmt.Sprint(i, greeting, i, greeting, i, greeting, i, greeting)
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 512)
+		Sink = append(Sink, b)
+		fmt.Fprintf(w, "%s %s", greeting, r.URL.Path)
+	}
+}
+
+type Server struct{ routes map[string]http.HandlerFunc }
+
+//go:noinline
+func (s *Server) Routes() map[string]http.HandlerFunc {
+	s.routes = map[string]http.HandlerFunc{}
+	s.routes["/a"] = NewHandler("a")
+	s.routes["/b"] = func(w http.ResponseWriter, r *http.Request) {
+		each(r.URL.Path, func(c byte) {
+			Sink = append(Sink, []byte(fmt.Sprint(c)))
+		})
+		fmt.Fprint(w, "b")
+	}
+	return s.routes
+}
+
+//go:noinline
+func each(s string, f func(byte)) {
+	for i := 0; i < len(s); i++ {
+		f(s[i])
+	}
+}
+
+//go:noinline
+func Map[T any](xs []T, f func(T) string) []string {
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		func() {
+			Sink = append(Sink, make([]byte, 128))
+			out = append(out, f(x))
+		}()
+	}
+	return out
+}
+`,
+	"main.go": `package main
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"runtime/pprof"
+
+	"example.com/lits2/web"
+)
+
+func init() { runtime.MemProfileRate = 1 }
+
+func main() {
+	s := &web.Server{}
+	for path, h := range s.Routes() {
+		for i := 0; i < 3; i++ {
+			h(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+		}
+	}
+	fmt.Println(web.Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) }))
+	runtime.GC()
+	f, err := os.Create(os.Getenv("HEAP_PROFILE"))
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		panic(err)
+	}
+}
+`,
+	"tigris.yaml": "version: 1\nmonitor:\n  mode: fine\n  include: [\"within(example.com/lits2/web) && literal()\"]\n",
+}
+
+// TestLiteralNamesAsPprof builds a service whose handlers are literals with
+// the config's one literal entry, runs it with an allocation profile of its
+// own, converts its trace with tigris convert --to pprof, and finds every
+// literal tigris names in the real profile of the same binary under the
+// same name. runtime/pprof writes a generic function's symbol, with its
+// shape (Map[go.shape.int].func1), where tracebacks, FuncForPC and tigris
+// write Map[...].func1: the comparison reads the one as the other.
+// unshape writes the type arguments of a symbol's shape instantiation as
+// "[...]": Map[go.shape.[]uint8,go.shape.int].func1 is Map[...].func1.
+func unshape(name string) string {
+	for {
+		i := strings.Index(name, "[go.shape.")
+		if i < 0 {
+			return name
+		}
+		depth, j := 0, i
+		for ; j < len(name); j++ {
+			if name[j] == '[' {
+				depth++
+			} else if name[j] == ']' {
+				if depth--; depth == 0 {
+					break
+				}
+			}
+		}
+		if j == len(name) {
+			return name
+		}
+		name = name[:i] + "[...]" + name[j+1:]
+	}
+}
+
+func TestLiteralNamesAsPprof(t *testing.T) {
+	dir := itest.NewModuleAt(t, "example.com/lits2", literalsPprofFiles)
+	bin := filepath.Join(dir, "svc"+itest.ExeSuffix())
+	itest.Tigris(t, dir, nil, "go", "build", "-o", bin, ".")
+	trace, heap := filepath.Join(dir, "svc.tgr"), filepath.Join(dir, "heap.pprof")
+	itest.RunProgram(t, bin, "TIGRIS_OUT="+trace, "HEAP_PROFILE="+heap)
+	itest.Tigris(t, dir, nil, "convert", "--to", "pprof", trace)
+
+	names := func(path string) map[string]bool {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		p, err := profile.Parse(f)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		m := map[string]bool{}
+		for _, fn := range p.Function {
+			m[unshape(fn.Name)] = true
+		}
+		return m
+	}
+	real, ours := names(heap), names(strings.TrimSuffix(trace, ".tgr")+".pb.gz")
+	want := []string{
+		"example.com/lits2/web.NewHandler.func1",
+		"example.com/lits2/web.(*Server).Routes.func1",
+		"example.com/lits2/web.(*Server).Routes.func1.1",
+		"example.com/lits2/web.Map[...].func1",
+	}
+	for _, name := range want {
+		if !ours[name] {
+			t.Errorf("tigris convert's profile has no %s; it has %v", name, sorted.Keys(ours))
+		}
+		if !real[name] {
+			t.Errorf("the binary's own allocation profile has no %s: tigris's name is not Go's; it has %v", name, sorted.Keys(real))
+		}
+	}
+	for name := range ours {
+		if strings.Contains(name, ".func") && !real[name] {
+			t.Errorf("tigris names a literal %s, which the binary's own profile does not know", name)
 		}
 	}
 }
