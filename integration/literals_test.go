@@ -358,3 +358,43 @@ func TestLiteralNamesAsPprof(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralsCoverage runs the tests of a package whose literals all get
+// probes (monitor.inlinable and monitor.small: probe) with coverage, plainly
+// and through tigris: the same verdict and the same coverage profile (the
+// prologues stay on the lines of the literals' braces).
+func TestLiteralsCoverage(t *testing.T) {
+	files := map[string]string{
+		"web/web.go": literalsPprofFiles["web/web.go"],
+		"web/web_test.go": `package web
+
+import (
+	"net/http/httptest"
+	"testing"
+)
+
+func TestRoutes(t *testing.T) {
+	for path, h := range (&Server{}).Routes() {
+		rec := httptest.NewRecorder()
+		h(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Body.Len() == 0 {
+			t.Errorf("%s: empty body", path)
+		}
+	}
+	if got := Map([]string{"x"}, func(s string) string { return s + s }); got[0] != "xx" {
+		t.Errorf("Map: %v", got)
+	}
+}
+`,
+		"tigris.yaml": "version: 1\nmonitor:\n  inlinable: probe\n  small: probe\n  include: [\"within(example.com/lits2/...) && literal()\"]\n",
+	}
+	dir := itest.NewModuleAt(t, "example.com/lits2", files)
+	plainProfile, instProfile := filepath.Join(dir, "plain.cov"), filepath.Join(dir, "inst.cov")
+	itest.Go(t, dir, nil, "test", "-count=1", "-coverprofile="+plainProfile, "./web")
+	itest.Tigris(t, dir, nil, "go", "test", "-count=1", "-coverprofile="+instProfile, "./web")
+	a, _ := os.ReadFile(plainProfile)
+	b, _ := os.ReadFile(instProfile)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("coverage profiles differ\n--- tigris\n%s\n--- plain\n%s", b, a)
+	}
+}
