@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -263,7 +265,9 @@ func main() {
 	s := &web.Server{}
 	for path, h := range s.Routes() {
 		for i := 0; i < 3; i++ {
-			h(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+			req := httptest.NewRequest("GET", path, nil)
+			req.Header.Set("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+			h(httptest.NewRecorder(), req)
 		}
 	}
 	fmt.Println(web.Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i) }))
@@ -356,6 +360,57 @@ func TestLiteralNamesAsPprof(t *testing.T) {
 		if strings.Contains(name, ".func") && !real[name] {
 			t.Errorf("tigris names a literal %s, which the binary's own profile does not know", name)
 		}
+	}
+	checkHandlersJoin(t, trace)
+}
+
+// checkHandlersJoin: each call of a handler literal, a trace root taking an
+// *http.Request, joined the request's W3C trace (a remote parent with the
+// traceparent's trace id).
+func checkHandlersJoin(t *testing.T, path string) {
+	t.Helper()
+	r, err := writer.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	joined := map[uint64]string{} // tigris trace → W3C trace id
+	var roots []struct {
+		name  string
+		trace uint64
+	}
+	for {
+		it, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch it.Kind {
+		case writer.KindRemote:
+			joined[it.Remote.Trace] = hex.EncodeToString(it.Remote.TraceID[:])
+		case writer.KindRecord:
+			if def := r.Probe(it.Record.Probe); def != nil && it.Record.ESS == 0 {
+				roots = append(roots, struct {
+					name  string
+					trace uint64
+				}{def.Name, it.Record.Trace})
+			}
+		}
+	}
+	handlers := 0
+	for _, root := range roots {
+		if root.name != "NewHandler.func1" && root.name != "Routes.func1" { // Name without the receiver
+			continue
+		}
+		handlers++
+		if id := joined[root.trace]; id != "4bf92f3577b34da6a3ce929d0e0e4736" {
+			t.Errorf("the root call of %s joined W3C trace %q, want the request's", root.name, id)
+		}
+	}
+	if handlers != 6 {
+		t.Errorf("%d handler literal roots, want 6 (3 requests to each of 2 handlers): %v", handlers, roots)
 	}
 }
 
