@@ -2,7 +2,6 @@ package integration
 
 import (
 	"encoding/hex"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -369,24 +368,12 @@ func TestLiteralNamesAsPprof(t *testing.T) {
 // traceparent's trace id).
 func checkHandlersJoin(t *testing.T, path string) {
 	t.Helper()
-	r, err := writer.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	joined := map[uint64]string{} // tigris trace → W3C trace id
 	var roots []struct {
 		name  string
 		trace uint64
 	}
-	for {
-		it, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	itest.EachItem(t, path, func(r *writer.Reader, it *writer.Item) {
 		switch it.Kind {
 		case writer.KindRemote:
 			joined[it.Remote.Trace] = hex.EncodeToString(it.Remote.TraceID[:])
@@ -398,7 +385,7 @@ func checkHandlersJoin(t *testing.T, path string) {
 				}{def.Name, it.Record.Trace})
 			}
 		}
-	}
+	})
 	handlers := 0
 	for _, root := range roots {
 		if root.name != "NewHandler.func1" && root.name != "Routes.func1" { // Name without the receiver

@@ -279,6 +279,18 @@ func FileExists(name string) bool {
 // its probe's definition (nil when the trace has none).
 func EachRecord(t *testing.T, path string, f func(def *writer.ProbeDef, r *writer.Record)) {
 	t.Helper()
+	EachItem(t, path, func(r *writer.Reader, it *writer.Item) {
+		if it.Kind == writer.KindRecord {
+			f(r.Probe(it.Record.Probe), &it.Record)
+		}
+	})
+}
+
+// EachItem calls f with every item of the trace file at path (records,
+// links, remote parents, losses) and the reader, which knows the probes
+// defined so far.
+func EachItem(t *testing.T, path string, f func(r *writer.Reader, it *writer.Item)) {
+	t.Helper()
 	r, err := writer.Open(path)
 	if err != nil {
 		t.Fatalf("reading %s: %v", path, err)
@@ -292,9 +304,7 @@ func EachRecord(t *testing.T, path string, f func(def *writer.ProbeDef, r *write
 		if err != nil {
 			t.Fatal(err)
 		}
-		if it.Kind == writer.KindRecord {
-			f(r.Probe(it.Record.Probe), &it.Record)
-		}
+		f(r, &it)
 	}
 }
 
