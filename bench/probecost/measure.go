@@ -121,7 +121,7 @@ const (
 	PartStats  = "statistics (addCall, procPin)"
 	PartClock  = "clock reads"
 	PartDraw   = "random draw (cheaprand)"
-	PartFine   = "fine path (context, writer)"
+	PartFine   = "other monitor code (fine path, looks)"
 	PartStack  = "stack growth (morestack)"
 	PartOther  = "the rest (runtime, GC, benchmark)"
 )

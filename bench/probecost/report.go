@@ -7,8 +7,9 @@ import (
 )
 
 // Table writes, for each run, what it costs beyond base per probed call,
-// part by part (instructions, first-level and last-level misses,
-// mispredicted branches, KCachegrind's cycle estimate), after a line of its
+// part by part (instructions, first-level misses and of them the data
+// cache's, last-level misses, mispredicted branches, KCachegrind's cycle
+// estimate), after a line of its
 // probes' activity per operation; probed is the calls of probed functions
 // per operation.
 func Table(w io.Writer, base *Breakdown, probed float64, runs ...*Breakdown) {
@@ -30,7 +31,7 @@ func Table(w io.Writer, base *Breakdown, probed float64, runs ...*Breakdown) {
 			}
 			fmt.Fprintf(w, "  called more than in %s: %s\n", base.Run.Name, strings.Join(nc, ", "))
 		}
-		fmt.Fprintf(w, "  %-36s %9s %8s %8s %8s %9s\n", "part", "Ir", "L1m", "LLm", "Bm", "cycles")
+		fmt.Fprintf(w, "  %-36s %9s %8s %8s %8s %8s %9s\n", "part", "Ir", "L1m", "of it D1", "LLm", "Bm", "cycles")
 		for _, pt := range append(Parts, "total") {
 			var d Counts
 			if pt == "total" {
@@ -42,7 +43,7 @@ func Table(w io.Writer, base *Breakdown, probed float64, runs ...*Breakdown) {
 			if pt != "total" && d.Ir == 0 && d.L1 == 0 && d.LL == 0 && d.Bm == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "  %-36s %9.2f %8.3f %8.3f %8.3f %9.2f\n", pt, d.Ir, d.L1, d.LL, d.Bm, d.Cycles())
+			fmt.Fprintf(w, "  %-36s %9.2f %8.3f %8.3f %8.3f %8.3f %9.2f\n", pt, d.Ir, d.L1, d.D1, d.LL, d.Bm, d.Cycles())
 		}
 		fmt.Fprintln(w)
 	}
