@@ -125,7 +125,7 @@ func loadConfig(path string) (*config.Config, error) {
 type matchJSON struct {
 	Signature string   `json:"signature"`
 	Package   string   `json:"package"`
-	Name      string   `json:"name"`
+	Name      string   `json:"name"` // a literal's Go name in its package: NewHandler.func1
 	Pos       string   `json:"pos"`
 	Skipped   string   `json:"skipped,omitempty"`
 	By        []string `json:"by"` // the monitor.include entries that select it
@@ -152,7 +152,7 @@ func printMatches(stdout, stderr io.Writer, rep *rewriter.MatchReport, asJSON, v
 				continue
 			}
 			out = append(out, matchJSON{
-				Signature: m.Signature.String(), Package: m.Signature.Package, Name: m.Signature.Name,
+				Signature: m.Signature.String(), Package: m.Signature.Package, Name: m.Signature.Name + m.Signature.Lit,
 				Pos: fmt.Sprintf("%s:%d:%d", rel(m.Pos.Filename), m.Pos.Line, m.Pos.Column), Skipped: m.Skipped,
 				By: m.By,
 			})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tigrisgo/tigris/internal/workdir"
+	"github.com/tigrisgo/tigris/rewriter"
+	"github.com/tigrisgo/tigris/runtime/pointcut"
 )
 
 // matchModule writes a module with two packages and a tigris.yaml, and
@@ -238,4 +240,30 @@ func TestMatchProgress(t *testing.T) {
 		t.Errorf("--progress on a pipe: %+v; want lines", p)
 	}
 	p.stop()
+}
+
+// TestMatchJSONLiteralName: --json's name of a function literal is its Go
+// name within the package (NewHandler.func1, Routes.func2.1), as the trace
+// files and the stats name its probe; a declared function's stays its own.
+func TestMatchJSONLiteralName(t *testing.T) {
+	rep := &rewriter.MatchReport{Matches: []rewriter.Match{
+		{Signature: pointcut.Signature{Package: "example.com/m/web", Name: "NewHandler", Lit: ".func1", Flags: pointcut.Literal}},
+		{Signature: pointcut.Signature{Package: "example.com/m/web", Recv: "Server", RecvPtr: true, Name: "Routes", Lit: ".func2.1", Flags: pointcut.Literal}},
+		{Signature: pointcut.Signature{Package: "example.com/m/web", Name: "NewHandler"}},
+	}}
+	var out, errs strings.Builder
+	if err := printMatches(&out, &errs, rep, true, false); err != nil {
+		t.Fatal(err)
+	}
+	var ms []matchJSON
+	if err := json.Unmarshal([]byte(out.String()), &ms); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	if got, want := strings.Join(names, " "), "NewHandler.func1 Routes.func2.1 NewHandler"; got != want {
+		t.Errorf("match --json names: %s, want %s\n%s", got, want, out.String())
+	}
 }
