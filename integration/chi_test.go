@@ -184,7 +184,7 @@ func TestChiLiteralHandlers(t *testing.T) {
 		}
 		stack = resp.Header.Get("X-Stack")
 	}
-	want := chiWant(t, stack)
+	want := chiWant(t, stack, bin)
 
 	// The running program: the admin endpoint's statistics, then the
 	// dashboard's page of them.
@@ -220,23 +220,25 @@ func TestChiLiteralHandlers(t *testing.T) {
 			t.Errorf("tigris stats of the trace has no line for %s with %d calls:\n%s", name, chiRequests, out)
 		}
 	}
-	out = itest.Tigris(t, dir, nil, "read", trace)
-	for name := range want {
-		if got := strings.Count(out, name+"("); got < chiRequests {
-			t.Errorf("tigris read of the trace names %s %d times, want a line for each of its %d calls", name, got, chiRequests)
+	records := map[string]int{}
+	for _, line := range strings.Split(itest.Tigris(t, dir, nil, "read", trace), "\n") {
+		if f := strings.Fields(line); len(f) > 7 && f[0] == "record" {
+			records[f[7][:strings.Index(f[7]+"(", "(")]]++ // record time trace eoi ess g duration signature
 		}
 	}
+	checkChiCounts(t, "tigris read's record lines", records, want)
 
 	sink := otlptest.New(t)
 	itest.Tigris(t, dir, nil, "export", "--once", "--endpoint", sink.URL, "--checkpoint", "none", "--service-name", "chisvc", traces)
 	checkChiSpans(t, sink.Spans(), want)
 }
 
-// chiWant reads the handler's stack (innermost first) and returns the
-// literals of the request path, by their Go names, with the literal each
-// is called by ("" for the outermost). The deferred literals, which are
-// not on the handler's stack, are named by the binary's symbols.
-func chiWant(t *testing.T, stack string) map[string]string {
+// chiWant reads the handler's stack (innermost first) and the binary's
+// symbols and returns the literals of the request path, by the names tigris
+// gives them, with the literal each is called by ("" for the outermost). It
+// fails the test unless Go names the chain's literals so on the stack and
+// has a function of each name (the deferred ones too) in the binary.
+func chiWant(t *testing.T, stack, bin string) map[string]string {
 	t.Helper()
 	const mw = "github.com/go-chi/chi/v5/middleware."
 	var lits []string // outermost first
@@ -249,19 +251,7 @@ func chiWant(t *testing.T, stack string) map[string]string {
 	chain := []string{mw + "RequestID.func1", mw + "RequestLogger.func1.1", mw + "Recoverer.func1", "example.com/chisvc/web.NewOwnerHandler.func1"}
 	same := len(lits) == len(chain)
 	for i := 0; same && i < len(chain); i++ {
-		// Go 1.26 names the copy of a literal compiled where its function
-		// was inlined after the function it was inlined into: chi's func
-		// init calls RequestLogger, so its handler runs as
-		// middleware.init.0.RequestLogger.func1.1 there (Go 1.27:
-		// RequestLogger.func1.1). tigris names every copy by the literal's
-		// own name, as docs/pointcuts.md says.
-		pkg, rest := chain[i][:strings.LastIndex(chain[i][:strings.Index(chain[i], ".func")], "/")+1], chain[i][strings.LastIndex(chain[i][:strings.Index(chain[i], ".func")], "/")+1:]
-		rest = rest[strings.Index(rest, ".")+1:] // the name in its package
-		copied := strings.HasPrefix(lits[i], pkg) && strings.HasSuffix(lits[i], "."+rest) && !strings.Contains(strings.TrimPrefix(lits[i], pkg), "/")
-		if copied && lits[i] != chain[i] {
-			t.Logf("Go names the literal %s %s here: the copy compiled where its function was inlined", chain[i], lits[i])
-		}
-		same = lits[i] == chain[i] || copied
+		same = goNames(t, chain[i], lits[i:i+1]) != ""
 	}
 	if !same {
 		t.Fatalf("the handler's stack has the literals\n%s\nwant (Go's names of chi %s's middleware and the service's handler)\n%s\nwhole stack: %s",
@@ -278,7 +268,44 @@ func chiWant(t *testing.T, stack string) map[string]string {
 	// Each deferred literal runs in the call of the literal it is written in.
 	want[mw+"RequestLogger.func1.1.1"] = mw + "RequestLogger.func1.1"
 	want[mw+"Recoverer.func1.1"] = mw + "Recoverer.func1"
+	var syms []string
+	for _, line := range strings.Split(itest.Go(t, "", nil, "tool", "nm", bin), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && (f[1] == "T" || f[1] == "t") {
+			syms = append(syms, f[2])
+		}
+	}
+	for name := range want {
+		if goNames(t, name, syms) == "" {
+			t.Errorf("the binary has no function %s (nor a copy of it): tigris's name is not Go's", name)
+		}
+	}
 	return want
+}
+
+// goNames returns the name in goNames that Go gives the literal tigris
+// names name: name itself, or Go 1.26's name of a copy compiled where the
+// literal's function was inlined, named after the function it was inlined
+// into (chi's func init calls RequestLogger, so its handler runs as
+// middleware.init.0.RequestLogger.func1.1; Go 1.27 names that copy
+// RequestLogger.func1.1). tigris names every copy by the literal's own
+// name, as docs/pointcuts.md says. It returns "" when none is.
+func goNames(t *testing.T, name string, goNames []string) string {
+	t.Helper()
+	slash := strings.LastIndex(name, "/") // the names here have no receiver
+	dot := slash + 1 + strings.Index(name[slash+1:], ".")
+	pkg, rest := name[:dot+1], name[dot:] // "…/middleware.", ".RequestLogger.func1.1"
+	for _, g := range goNames {
+		if g == name {
+			return g
+		}
+	}
+	for _, g := range goNames {
+		if strings.HasPrefix(g, pkg) && strings.HasSuffix(g, rest) && !strings.Contains(g[len(pkg):], "/") {
+			t.Logf("Go names the literal %s %s here: the copy compiled where its function was inlined", name, g)
+			return g
+		}
+	}
+	return ""
 }
 
 // checkChiCounts wants chiRequests calls of every literal of want in
