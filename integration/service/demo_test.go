@@ -46,7 +46,7 @@ func TestDemo(t *testing.T) {
 	// after each decision stay near it (twice the budget allows for the load
 	// changing between windows). Whether it binds depends on what the analyzer
 	// selects; TestAnalyzerUnderLoad makes it bind.
-	decisions := regexp.MustCompile(`budget 0\.05% of CPU: .* predicted ([0-9.]+)%, sampling (\w+).*\n.*measured since the previous cycle: \d+ records/s → records took ([0-9.]+)% of CPU`).FindAllStringSubmatch(got, -1)
+	decisions := regexp.MustCompile(`budget 0\.05% of CPU: .* predicted ([0-9.]+)%, sampling (\w+).*\n.*measured since the previous cycle: [0-9.]+[kMGTPE]? records/s → records took ([0-9.]+)% of CPU`).FindAllStringSubmatch(got, -1)
 	if len(decisions) < 2 {
 		t.Errorf("fewer than two cycles reported a budget decision:\n%s", got)
 	}

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"math"
 	"sync"
 	"time"
 
@@ -83,13 +84,21 @@ func measureTuple() float64 {
 		return 0
 	}
 	r := engine.NewRunner(p, func(engine.Row) {})
-	const n = 2000
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		t := &engine.Tuple{Time: int64(i), Call: engine.Call{Probe: pr, Start: 0, End: int64(i) + 2}}
-		r.Push(0, t)
+	// The fastest of several rounds: a round the scheduler interrupts (a
+	// loaded machine, a GC) times the interruption, not the engine, and a
+	// single round of 2,000 once came out at 2.75 µs a tuple where the
+	// engine took 0.58 µs.
+	const rounds, n = 8, 250
+	best := math.Inf(1)
+	for k := 0; k < rounds; k++ {
+		start := time.Now()
+		for i := k * n; i < (k+1)*n; i++ {
+			t := &engine.Tuple{Time: int64(i), Call: engine.Call{Probe: pr, Start: 0, End: int64(i) + 2}}
+			r.Push(0, t)
+		}
+		best = math.Min(best, float64(time.Since(start))/n)
 	}
-	return float64(time.Since(start)) / n
+	return best
 }
 
 // measureSample times a reading of each runtime stream and keeps the
