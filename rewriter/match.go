@@ -408,12 +408,7 @@ func markSkipped(rep *MatchReport, cfg *config.Config, opts MatchOptions) error 
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	inl, _ := parseInliningFiles(string(out), func(file string) string {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		return file
-	})
+	inl, _ := parseInliningFiles(string(out), matchFiles(rep, dir))
 	for i := range rep.Matches {
 		m := &rep.Matches[i]
 		key := fmt.Sprintf("%s:%d", m.Pos.Filename, m.Pos.Line)
@@ -434,6 +429,39 @@ func markSkipped(rep *MatchReport, cfg *config.Config, opts MatchOptions) error 
 		}
 	}
 	return nil
+}
+
+// matchFiles resolves a file name the go command printed to the name of
+// the file of rep's matches it means. The go command replays a cached
+// compile's output as it printed it, names relative to the folder of the go
+// command that compiled it, which may be another than dir (a workspace's
+// folder, a parent module's): a name that is no file of a match relative to
+// dir is the file of a match that ends with it.
+func matchFiles(rep *MatchReport, dir string) func(string) string {
+	known := map[string]bool{}
+	for _, m := range rep.Matches {
+		known[m.Pos.Filename] = true
+	}
+	resolved := map[string]string{} // a name is printed once a diagnostic
+	return func(file string) string {
+		if filepath.IsAbs(file) {
+			return file
+		}
+		if r, ok := resolved[file]; ok {
+			return r
+		}
+		r := filepath.Join(dir, file)
+		if !known[r] {
+			suffix := string(filepath.Separator) + filepath.Clean(filepath.FromSlash(file))
+			for k := range known {
+				if strings.HasSuffix(k, suffix) && (r == filepath.Join(dir, file) || k < r) {
+					r = k // the first by name, whatever the map's order
+				}
+			}
+		}
+		resolved[file] = r
+		return r
+	}
 }
 
 // byTestBinary splits packages into batches in which no two share a last path
