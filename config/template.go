@@ -23,6 +23,12 @@ func ModuleExpr(modulePath string) string {
 	return "execution(* " + modulePath + "/...*(..))"
 }
 
+// LiteralExpr is the pointcut of every function literal of the module
+// modulePath's packages (which ModuleExpr leaves out: docs/pointcuts.md).
+func LiteralExpr(modulePath string) string {
+	return "within(" + modulePath + "/...) && literal()"
+}
+
 var templateText = template.Must(template.New("tigris.yaml").Parse(`# tigris.yaml for {{.Module}}, written by tigris init.
 #
 # monitor.include and monitor.exclude choose the functions that get probes compiled
@@ -40,6 +46,7 @@ pointcuts:
 monitor:
   include:                # pointcut names or expressions
     - module
+  # - {{.LiteralExpr}}  # function literals too: handlers returned by constructors, goroutine bodies, callbacks
   exclude:                # subtracted from include
     - {{.StringExpr}}
   # std: false            # allow instrumenting standard-library packages
@@ -93,16 +100,17 @@ func Template(modulePath, examplePkg string) []byte {
 	r := settings.Default()
 	var b bytes.Buffer
 	err := templateText.Execute(&b, map[string]any{
-		"Module":     modulePath,
-		"Example":    cmp.Or(examplePkg, modulePath),
-		"ModuleExpr": yamlScalar(ModuleExpr(modulePath)),
-		"StringExpr": yamlScalar("execution(* *.String())"),
-		"R":          r,
-		"Sampling":   settings.FormatPercent(r.Sampling),
-		"Criteria":   yamlScalar(r.Analysis.Criteria),
-		"Interval":   shortDuration(r.Analysis.Interval),
-		"Path":       yamlScalar(r.Writer.Path),
-		"Flush":      shortDuration(r.Writer.Flush),
+		"Module":      modulePath,
+		"Example":     cmp.Or(examplePkg, modulePath),
+		"ModuleExpr":  yamlScalar(ModuleExpr(modulePath)),
+		"StringExpr":  yamlScalar("execution(* *.String())"),
+		"LiteralExpr": yamlScalar(LiteralExpr(modulePath)),
+		"R":           r,
+		"Sampling":    settings.FormatPercent(r.Sampling),
+		"Criteria":    yamlScalar(r.Analysis.Criteria),
+		"Interval":    shortDuration(r.Analysis.Interval),
+		"Path":        yamlScalar(r.Writer.Path),
+		"Flush":       shortDuration(r.Writer.Flush),
 	})
 	if err != nil {
 		panic("config: template: " + err.Error()) // the template and its data are fixed

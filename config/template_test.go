@@ -176,3 +176,36 @@ func TestTemplatePromisesOnlyWhatIsBuilt(t *testing.T) {
 		}
 	}
 }
+
+// The template's commented-out include entry for function literals selects,
+// uncommented, the literals of the module's packages and nothing else; as
+// written, no literal.
+func TestTemplateLiteralLine(t *testing.T) {
+	src := string(Template("example.com/shop", "example.com/shop/repo"))
+	line := "  # - " + yamlScalar(LiteralExpr("example.com/shop"))
+	if !strings.Contains(src, line) {
+		t.Fatalf("the template has no line %q:\n%s", line, src)
+	}
+	handler := pointcut.Signature{Package: "example.com/shop/web", Name: "NewHandler", Lit: ".func1", Flags: pointcut.Literal,
+		Params: []string{"net/http.ResponseWriter", "*net/http.Request"}}
+	other := handler
+	other.Package = "net/http"
+	for _, tc := range []struct {
+		src         string
+		shop, other bool
+	}{
+		{src, false, false},
+		{strings.Replace(src, line, "    - "+yamlScalar(LiteralExpr("example.com/shop")), 1), true, false},
+	} {
+		c, err := Parse(FileName, []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, tc.src)
+		}
+		if got := c.Instrument.MatchExecution(&handler); got != tc.shop {
+			t.Errorf("the module's literal: %v, want %v", got, tc.shop)
+		}
+		if got := c.Instrument.MatchExecution(&other); got != tc.other {
+			t.Errorf("another package's literal: %v, want %v", got, tc.other)
+		}
+	}
+}
