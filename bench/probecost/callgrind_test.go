@@ -1,6 +1,8 @@
 package probecost
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -153,5 +155,33 @@ func TestScopePrefix(t *testing.T) {
 		if got := scopePrefix(in); got != want {
 			t.Errorf("scopePrefix(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestLastDump(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "run.callgrind")
+	if got := LastDump(base); got != base {
+		t.Errorf("no dumps: %q, want %q", got, base)
+	}
+	touch := func(name string) {
+		if err := os.WriteFile(name, nil, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(base)
+	touch(base + ".1")
+	touch(base + "-short.callgrind") // another run's file beside it
+	if got := LastDump(base); got != base+".1" {
+		t.Errorf("one dump: %q, want %q", got, base+".1")
+	}
+	touch(base + ".2")
+	if got := LastDump(base); got != base+".2" {
+		t.Errorf("two dumps: %q, want %q", got, base+".2")
+	}
+	touch(base + ".10")
+	touch(base + ".3")
+	if got := LastDump(base); got != base+".3" {
+		t.Errorf("dumps 1, 2, 3, 10: %q, want the one before the last, %q", got, base+".3")
 	}
 }

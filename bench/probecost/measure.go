@@ -66,18 +66,29 @@ func fileName(name string) string {
 	}, name)
 }
 
-// LastDump returns the name of the last numbered dump callgrind wrote for
-// --callgrind-out-file=base (base.1, base.2, ...), base when there is none.
+// LastDump returns the name of the last whole dump callgrind wrote for
+// --callgrind-out-file=base (base.1, base.2, ...): the last numbered one, or
+// with three or more the one before it, since the last may hold the end of
+// the program's steady state (a benchmark's loop ending) and then few
+// operations; base when there is none.
 func LastDump(base string) string {
 	dumps, _ := filepath.Glob(base + ".*")
-	last, n := base, 0
+	var ns []int
 	for _, d := range dumps {
 		var i int
-		if _, err := fmt.Sscanf(d[len(base)+1:], "%d", &i); err == nil && i > n {
-			last, n = d, i
+		if _, err := fmt.Sscanf(d[len(base)+1:], "%d", &i); err == nil && fmt.Sprint(i) == d[len(base)+1:] {
+			ns = append(ns, i)
 		}
 	}
-	return last
+	if len(ns) == 0 {
+		return base
+	}
+	sort.Ints(ns)
+	n := ns[len(ns)-1]
+	if len(ns) >= 3 {
+		n = ns[len(ns)-2]
+	}
+	return fmt.Sprintf("%s.%d", base, n)
 }
 
 // tail is the end of a program's output, at most n bytes of it.
