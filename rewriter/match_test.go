@@ -448,6 +448,7 @@ func TestListMatchesOutputCachedElsewhere(t *testing.T) {
 	dir := filepath.Join(root, "svc", "m")
 	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/m\n\ngo 1.24\n")
 	writeFile(t, filepath.Join(dir, "a/a.go"), "package a\n\nfunc Small() int { return 1 }\n")
+	t.Setenv("GOWORK", filepath.Join(root, "go.work")) // also where CI sets GOWORK=off
 	cmd := exec.Command("go", "build", "-gcflags=example.com/m/a=-m=2", "example.com/m/a")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "svc/m/a/a.go:3:6: can inline Small") {
