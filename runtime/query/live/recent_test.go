@@ -28,9 +28,7 @@ func TestExplainFollowsTheRecentRate(t *testing.T) {
 	if _, err := monitor.AddRule(monitor.Rule{Pattern: "execution(* test.example/shop/util.Hash(..))", Mode: "coarse"}); err != nil {
 		t.Fatal(err)
 	}
-	marks.mu.Lock()
-	marks.list = nil
-	marks.mu.Unlock()
+	clearMarks()
 	for i := 0; i < 5000; i++ { // the busy past
 		spin(&probes[2], 20*time.Microsecond)
 	}
@@ -62,4 +60,14 @@ func TestExplainFollowsTheRecentRate(t *testing.T) {
 	if r := readCatalogAt(t0.Add(recentMin - time.Second)).byID[probes[2].ID()].Rate; r < 2 {
 		t.Errorf("rate since the start %.3g calls/s", r)
 	}
+}
+
+// clearMarks drops the marks of the recent past: for the next recentMin
+// (the timer's next mark is no base before it is that old) a catalog reads
+// the statistics since the program started, whenever in the process's life
+// a test runs.
+func clearMarks() {
+	marks.mu.Lock()
+	marks.list = nil
+	marks.mu.Unlock()
 }
