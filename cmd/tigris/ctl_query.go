@@ -161,7 +161,7 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 		if why := endedBy.Load(); why != nil && ev.End == "cancelled" {
 			ev.End = *why
 		}
-		return printEvent(out, ev)
+		return queryout.PrintEvent(out, ev)
 	})
 	if early.Load() {
 		return fmt.Errorf("interrupted before the query started (the program stops compiling it when ctl leaves); nothing runs")
@@ -172,32 +172,6 @@ func (c *ctl) stream(text string, dur time.Duration) error {
 // notifyInterrupt relays the interrupts ctl query handles to ch (tests
 // send their own).
 var notifyInterrupt = func(ch chan<- os.Signal) { signal.Notify(ch, os.Interrupt) }
-
-// printEvent prints one event of a result stream. A table learns when the
-// query started and ended, to mark the windows it saw only part of.
-func printEvent(out queryout.Printer, ev adminclient.QueryEvent) error {
-	if t, ok := out.(*queryout.Table); ok {
-		switch {
-		case ev.Head != nil:
-			t.Started = ev.Head.Started
-		case ev.End != "":
-			t.Ended = ev.Ended
-		}
-	}
-	switch {
-	case ev.Schema != nil:
-		return out.Schema(ev.Schema.Index, ev.Schema.Schema)
-	case ev.Row != nil:
-		return out.Row(ev.Row.Schema, ev.Row.Vals)
-	case ev.Skipped > 0:
-		return out.Note(fmt.Sprintf("%d rows skipped: this reader fell behind", ev.Skipped))
-	case ev.Dropped != nil:
-		return out.Note(queryout.LeftOut(ev.Dropped))
-	case ev.End != "":
-		return out.End(ev.End, ev.Stats)
-	}
-	return nil
-}
 
 func (c *ctl) printPosted(p *admin.QueryPosted) error {
 	for _, s := range p.Statements {
@@ -280,7 +254,7 @@ func (c *ctl) queriesCmd() *cobra.Command {
 				if c.asJSON {
 					return nil
 				}
-				return printEvent(out, ev)
+				return queryout.PrintEvent(out, ev)
 			}))
 		},
 	}

@@ -69,7 +69,7 @@ func TestCtlQueryThatCanProduceNothing(t *testing.T) {
 
 // TestPrintEventLeftOut: what a query left out is a note among the rows of
 // ctl query's table and of the dashboard's query box (both print events
-// with printEvent).
+// with queryout.PrintEvent).
 func TestPrintEventLeftOut(t *testing.T) {
 	var buf bytes.Buffer
 	out := &queryout.Table{W: &buf}
@@ -79,7 +79,7 @@ func TestPrintEventLeftOut(t *testing.T) {
 		{Dropped: &live.Dropped{Since: &at, Why: "taking one call in 4"}},
 		{Dropped: &live.Dropped{From: &from, To: &to, Shed: 818}},
 	} {
-		if err := printEvent(out, ev); err != nil {
+		if err := queryout.PrintEvent(out, ev); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -32,7 +32,7 @@ func dashQueries(target, token string, maxCPU time.Duration) dash.QueryRunner {
 		}
 		w := &lines{emit: rows}
 		out := &queryout.Table{W: w}
-		err = c.Query(ctx, text, func(ev adminclient.QueryEvent) error { return printEvent(out, ev) })
+		err = c.Query(ctx, text, func(ev adminclient.QueryEvent) error { return queryout.PrintEvent(out, ev) })
 		w.flush()
 		return err
 	})
